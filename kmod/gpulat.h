@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpulat internals: the per-CPU histogram, and the registry through which a
+ * probe family declares its tracepoints, series and drop counters.
+ */
+#ifndef _GPULAT_H
+#define _GPULAT_H
+
+#include <linux/percpu.h>
+#include <linux/types.h>
+
+#include "gpulat_hist.h"
+
+/*
+ * One histogram on one CPU.  Only the owning CPU writes it, with this_cpu
+ * operations; readers on other CPUs see each u64 whole.
+ */
+struct gpulat_hist {
+	u64 count;
+	u64 sum_ns;
+	u64 max_ns;
+	u64 slots[GPULAT_HIST_NR_BUCKETS];
+};
+
+/*
+ * gpulat_hist_record - file one sample on this CPU
+ *
+ * The slot is bumped before count so that a reader that loads count first
+ * never sees count ahead of the slots.  The max update is not atomic
+ * against a probe nesting on the same CPU; the families call this with
+ * interrupts off, where nothing nests.
+ */
+static __always_inline void gpulat_hist_record(struct gpulat_hist __percpu *h,
+					       u64 ns)
+{
+	this_cpu_inc(h->slots[gpulat_hist_slot(ns)]);
+	this_cpu_add(h->sum_ns, ns);
+	if (ns > this_cpu_read(h->max_ns))
+		this_cpu_write(h->max_ns, ns);
+	this_cpu_inc(h->count);
+}
+
+/* A tracepoint a family hooks, found by name at attach time. */
+struct gpulat_tp {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;		/* NULL until found */
+	u32 state;			/* enum gpulat_probe_state */
+	u32 error;			/* positive errno when FAILED */
+	unsigned int hit_idx;		/* index into the family's counters */
+};
+
+/* A histogram series of a family: one gpulat_hist per CPU. */
+struct gpulat_series_desc {
+	u32 id;
+	const char *name;		/* "sched.wakeup" */
+	const char *what;		/* "sched_wakeup -> switch-in", for debugfs */
+};
+
+/*
+ * A probe family.  Everything a family's probes write lives in one per-CPU
+ * block of pcpu_size bytes: histograms at hist_offset (nr_series of them,
+ * in series order) and u64 counters at counter_offset.  Counters 0 ..
+ * nr_drops-1 are drop counters (names in drop_names); the probe hit
+ * counters follow at the indexes named in each gpulat_tp.
+ */
+struct gpulat_family {
+	u32 id;				/* enum gpulat_family_id */
+	const char *name;
+	struct gpulat_tp *tps;
+	unsigned int nr_tps;
+	const struct gpulat_series_desc *series;
+	unsigned int nr_series;
+	const char * const *drop_names;
+	unsigned int nr_drops;
+	size_t pcpu_size;
+	size_t hist_offset;
+	size_t counter_offset;
+	int (*init)(struct gpulat_family *fam, void __percpu *pcpu);
+	void (*exit)(struct gpulat_family *fam);
+	size_t extra_bytes;		/* memory beyond the per-CPU block */
+	bool enabled;			/* module parameter */
+	bool attached;
+	void __percpu *pcpu;
+};
+
+extern struct gpulat_family gpulat_sched_family;
+
+/*
+ * A probe whose prototype drifted from the running kernel's tracepoint must
+ * fail to build: the kernel's own register_trace_<tp>() checks the type,
+ * inside sizeof so that nothing references the unexported tracepoint.
+ */
+#define GPULAT_CHECK_PROBE(tp, fn) ((void)sizeof(register_trace_##tp(fn, NULL)))
+
+static inline struct gpulat_hist *gpulat_fam_hist(struct gpulat_family *fam,
+						   int cpu, unsigned int idx)
+{
+	struct gpulat_hist *h = per_cpu_ptr(fam->pcpu, cpu) + fam->hist_offset;
+
+	return h + idx;
+}
+
+static inline u64 *gpulat_fam_counters(struct gpulat_family *fam, int cpu)
+{
+	return per_cpu_ptr(fam->pcpu, cpu) + fam->counter_offset;
+}
+
+/* registry.c */
+extern struct gpulat_family *gpulat_families[];
+extern unsigned int gpulat_nr_families;
+extern struct mutex gpulat_lock;
+extern u64 gpulat_reset_time_ns;
+extern u32 gpulat_generation;
+
+int gpulat_registry_init(void);
+void gpulat_registry_exit(void);
+u64 gpulat_counter_sum(struct gpulat_family *fam, unsigned int idx);
+void gpulat_hist_sum(struct gpulat_family *fam, unsigned int idx,
+		     const struct cpumask *cpus, struct gpulat_hist *out);
+void gpulat_reset_all(void);
+
+/* snapshot.c */
+long gpulat_snapshot_to_user(void __user *buf, u64 buf_size, u64 *needed);
+
+/* debugfs.c */
+void gpulat_debugfs_init(void);
+void gpulat_debugfs_exit(void);
+
+#endif /* _GPULAT_H */

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scheduler family: run-queue latency per CPU, as two series.
+ *
+ *   sched.wakeup   sched_wakeup / sched_wakeup_new -> sched_switch (next)
+ *   sched.preempt  sched_switch (prev, still runnable) -> sched_switch (next)
+ *
+ * The CPU of a sample is the CPU the task was switched in on.
+ *
+ * Start stamps live in one table indexed by pid.  Each entry is one u64,
+ * written whole, so entries never tear:
+ *
+ *   bits 63..23  start time, CLOCK_MONOTONIC ns modulo 2^41
+ *   bit  22      1 = preempted, 0 = woken
+ *   bits 21..0   pid (pids are below PID_MAX_LIMIT = 2^22)
+ *
+ * All writes to one task's entry happen under that task's run-queue lock,
+ * so they are serialised.  Two tasks whose pids collide in the table can
+ * overwrite each other: that is counted (sched.evicted), and the victim's
+ * switch-in then counts as sched.no_start.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <trace/events/sched.h>
+
+#include "gpulat.h"
+#include "compat/gpulat_compat.h"
+
+#define STAMP_PID_MASK		((1ULL << 22) - 1)
+#define STAMP_PREEMPT		BIT_ULL(22)
+#define STAMP_TS_SHIFT		23
+
+enum {
+	SCHED_HIT_WAKEUP = GPULAT_SCHED_NEGATIVE + 1,
+	SCHED_HIT_WAKEUP_NEW,
+	SCHED_HIT_SWITCH,
+	SCHED_NR_COUNTERS,
+};
+
+struct sched_pcpu {
+	struct gpulat_hist hist[2];	/* GPULAT_SCHED_WAKEUP, _PREEMPT */
+	u64 counters[SCHED_NR_COUNTERS];
+};
+
+static unsigned int sched_slots;
+module_param(sched_slots, uint, 0444);
+MODULE_PARM_DESC(sched_slots,
+		 "start stamp table entries (0: 1024 per possible CPU)");
+
+static struct sched_pcpu __percpu *sched_pc;
+static u64 *sched_stamps;
+static u32 sched_bits;
+
+/*
+ * sched_slot - a pid's entry; a bijection on the table that moves the low
+ * three pid bits to the top, so that neighbouring pids (threads created
+ * together, often running on different CPUs) sit in different cache lines.
+ */
+static __always_inline u64 *sched_slot(pid_t pid)
+{
+	u32 p = (u32)pid & ((1U << sched_bits) - 1);
+
+	return &sched_stamps[((p & 7) << (sched_bits - 3)) | (p >> 3)];
+}
+
+static __always_inline bool sched_owns(u64 entry, pid_t pid)
+{
+	return entry && (entry & STAMP_PID_MASK) == (u32)pid;
+}
+
+/*
+ * sched_start - stamp @pid as runnable since @now
+ *
+ * A woken task that already holds a stamp keeps it: it has been runnable
+ * since then (preempted and woken again before it ran).
+ */
+static __always_inline void sched_start(pid_t pid, u64 kind, u64 now,
+					bool keep)
+{
+	u64 *slot = sched_slot(pid), old = READ_ONCE(*slot);
+
+	if (sched_owns(old, pid)) {
+		if (keep)
+			return;
+	} else if (old) {
+		this_cpu_inc(sched_pc->counters[GPULAT_SCHED_EVICTED]);
+	}
+	WRITE_ONCE(*slot, (now << STAMP_TS_SHIFT) | kind | (u32)pid);
+}
+
+/* sched_end - @pid runs at @now: file its wait */
+static __always_inline void sched_end(pid_t pid, u64 now)
+{
+	u64 *slot = sched_slot(pid), old = READ_ONCE(*slot);
+	s64 delta;
+
+	if (!sched_owns(old, pid)) {
+		this_cpu_inc(sched_pc->counters[GPULAT_SCHED_NO_START]);
+		return;
+	}
+	WRITE_ONCE(*slot, 0);
+	/* 41-bit stamps: subtract in the top bits, read the result signed */
+	delta = (s64)((now << STAMP_TS_SHIFT) -
+		      (old & ~((1ULL << STAMP_TS_SHIFT) - 1))) >> STAMP_TS_SHIFT;
+	if (unlikely(delta < 0)) {
+		this_cpu_inc(sched_pc->counters[GPULAT_SCHED_NEGATIVE]);
+		return;
+	}
+	gpulat_hist_record(&sched_pc->hist[old & STAMP_PREEMPT ?
+					   GPULAT_SCHED_PREEMPT :
+					   GPULAT_SCHED_WAKEUP], delta);
+}
+
+static void sched_probe_wakeup(void *data, struct task_struct *p)
+{
+	this_cpu_inc(sched_pc->counters[SCHED_HIT_WAKEUP]);
+	sched_start(p->pid, 0, ktime_get_mono_fast_ns(), true);
+}
+
+static void sched_probe_wakeup_new(void *data, struct task_struct *p)
+{
+	this_cpu_inc(sched_pc->counters[SCHED_HIT_WAKEUP_NEW]);
+	sched_start(p->pid, 0, ktime_get_mono_fast_ns(), true);
+}
+
+static void sched_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
+{
+	u64 now = ktime_get_mono_fast_ns();
+
+	this_cpu_inc(sched_pc->counters[SCHED_HIT_SWITCH]);
+	/* pid 0 is the idle task: neither its start nor its end is a wait */
+	if (prev->pid) {
+		if (preempt || gpulat_task_state(prev) == TASK_RUNNING) {
+			sched_start(prev->pid, STAMP_PREEMPT, now, false);
+		} else {
+			u64 *slot = sched_slot(prev->pid);
+
+			/* going to sleep: forget any stamp, the wakeup sets one */
+			if (sched_owns(READ_ONCE(*slot), prev->pid))
+				WRITE_ONCE(*slot, 0);
+		}
+	}
+	if (next->pid)
+		sched_end(next->pid, now);
+}
+
+static int sched_init(struct gpulat_family *fam, void __percpu *pcpu)
+{
+	unsigned long n = sched_slots;
+
+	GPULAT_CHECK_PROBE(sched_wakeup, sched_probe_wakeup);
+	GPULAT_CHECK_PROBE(sched_wakeup_new, sched_probe_wakeup_new);
+	GPULAT_CHECK_PROBE(sched_switch, sched_probe_switch);
+
+	if (!n)
+		n = 1024UL * num_possible_cpus();
+	n = roundup_pow_of_two(clamp(n, 1024UL, STAMP_PID_MASK + 1));
+	sched_stamps = kvcalloc(n, sizeof(u64), GFP_KERNEL);
+	if (!sched_stamps)
+		return -ENOMEM;
+	sched_bits = ilog2(n);
+	sched_pc = pcpu;
+	fam->extra_bytes = n * sizeof(u64);
+	return 0;
+}
+
+static void sched_exit(struct gpulat_family *fam)
+{
+	kvfree(sched_stamps);
+	sched_stamps = NULL;
+}
+
+static struct gpulat_tp sched_tps[] = {
+	{ .name = "sched_wakeup", .probe = sched_probe_wakeup,
+	  .hit_idx = SCHED_HIT_WAKEUP },
+	{ .name = "sched_wakeup_new", .probe = sched_probe_wakeup_new,
+	  .hit_idx = SCHED_HIT_WAKEUP_NEW },
+	{ .name = "sched_switch", .probe = sched_probe_switch,
+	  .hit_idx = SCHED_HIT_SWITCH },
+};
+
+static const struct gpulat_series_desc sched_series[] = {
+	{ .id = GPULAT_SCHED_WAKEUP, .name = "sched.wakeup",
+	  .what = "sched_wakeup/sched_wakeup_new -> switch-in" },
+	{ .id = GPULAT_SCHED_PREEMPT, .name = "sched.preempt",
+	  .what = "switched out runnable -> switch-in" },
+};
+
+static const char * const sched_drop_names[] = {
+	[GPULAT_SCHED_NO_START] = "sched.no_start",
+	[GPULAT_SCHED_EVICTED] = "sched.evicted",
+	[GPULAT_SCHED_NEGATIVE] = "sched.negative",
+};
+
+struct gpulat_family gpulat_sched_family = {
+	.id		= GPULAT_FAM_SCHED,
+	.name		= "sched",
+	.tps		= sched_tps,
+	.nr_tps		= ARRAY_SIZE(sched_tps),
+	.series		= sched_series,
+	.nr_series	= ARRAY_SIZE(sched_series),
+	.drop_names	= sched_drop_names,
+	.nr_drops	= ARRAY_SIZE(sched_drop_names),
+	.pcpu_size	= sizeof(struct sched_pcpu),
+	.hist_offset	= offsetof(struct sched_pcpu, hist),
+	.counter_offset	= offsetof(struct sched_pcpu, counters),
+	.init		= sched_init,
+	.exit		= sched_exit,
+	.enabled	= true,
+};
+
+module_param_named(sched, gpulat_sched_family.enabled, bool, 0444);
+MODULE_PARM_DESC(sched, "run-queue latency family (default on)");

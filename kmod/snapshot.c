@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GPULAT_IOC_SNAPSHOT: every series, counter and probe state of every
+ * family, laid out as described in uapi/gpulat.h, in one copy.
+ */
+#include <linux/cpumask.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <linux/utsname.h>
+
+#include "gpulat.h"
+
+#define GPULAT_SERIES_BYTES \
+	(sizeof(struct gpulat_series) + GPULAT_HIST_NR_BUCKETS * sizeof(u64))
+
+/* Where the next record goes, and the scratch space a series is built in. */
+struct gpulat_snap_ctx {
+	void __user *ubuf;
+	u64 off;
+	struct gpulat_series *rec;
+};
+
+static bool gpulat_cpu_has_data(int cpu)
+{
+	unsigned int i, s;
+
+	for (i = 0; i < gpulat_nr_families; i++) {
+		struct gpulat_family *fam = gpulat_families[i];
+
+		if (!fam->pcpu)
+			continue;
+		for (s = 0; s < fam->nr_series; s++)
+			if (READ_ONCE(gpulat_fam_hist(fam, cpu, s)->count))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * gpulat_snap_cpus - CPUs a snapshot lists: the online ones and offline
+ * ones that still hold data, so that possible-but-absent CPUs of a virtual
+ * machine do not bloat every snapshot.
+ */
+static void gpulat_snap_cpus(struct cpumask *mask)
+{
+	int cpu;
+
+	cpumask_copy(mask, cpu_online_mask);
+	for_each_possible_cpu(cpu)
+		if (!cpu_online(cpu) && gpulat_cpu_has_data(cpu))
+			cpumask_set_cpu(cpu, mask);
+}
+
+static int gpulat_snap_put(struct gpulat_snap_ctx *ctx, const void *p,
+			   size_t len)
+{
+	if (copy_to_user(ctx->ubuf + ctx->off, p, len))
+		return -EFAULT;
+	ctx->off += len;
+	return 0;
+}
+
+static int gpulat_snap_series(struct gpulat_snap_ctx *ctx,
+			      struct gpulat_family *fam,
+			      const struct cpumask *cpus)
+{
+	struct gpulat_series *rec = ctx->rec;
+	unsigned int s;
+	int cpu, ret;
+
+	for (s = 0; s < fam->nr_series; s++) {
+		for_each_cpu(cpu, cpus) {
+			struct gpulat_hist *h = gpulat_fam_hist(fam, cpu, s);
+			unsigned int i;
+
+			memset(rec, 0, sizeof(*rec));
+			rec->family = fam->id;
+			rec->id = fam->series[s].id;
+			rec->cpu = cpu;
+			strscpy(rec->name, fam->series[s].name,
+				sizeof(rec->name));
+			/* count first: it never runs ahead of the slots */
+			rec->count = READ_ONCE(h->count);
+			rec->sum_ns = READ_ONCE(h->sum_ns);
+			rec->max_ns = READ_ONCE(h->max_ns);
+			for (i = 0; i < GPULAT_HIST_NR_BUCKETS; i++)
+				rec->buckets[i] = READ_ONCE(h->slots[i]);
+			ret = gpulat_snap_put(ctx, rec, GPULAT_SERIES_BYTES);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int gpulat_snap_counters(struct gpulat_snap_ctx *ctx,
+				struct gpulat_family *fam)
+{
+	struct gpulat_counter c;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < fam->nr_drops; i++) {
+		memset(&c, 0, sizeof(c));
+		c.family = fam->id;
+		c.id = i;
+		strscpy(c.name, fam->drop_names[i], sizeof(c.name));
+		c.value = gpulat_counter_sum(fam, i);
+		ret = gpulat_snap_put(ctx, &c, sizeof(c));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int gpulat_snap_probes(struct gpulat_snap_ctx *ctx,
+			      struct gpulat_family *fam)
+{
+	struct gpulat_probe p;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < fam->nr_tps; i++) {
+		struct gpulat_tp *t = &fam->tps[i];
+
+		memset(&p, 0, sizeof(p));
+		p.family = fam->id;
+		p.state = t->state;
+		p.error = t->error;
+		strscpy(p.family_name, fam->name, sizeof(p.family_name));
+		strscpy(p.tracepoint, t->name, sizeof(p.tracepoint));
+		if (fam->pcpu)
+			p.hits = gpulat_counter_sum(fam, t->hit_idx);
+		ret = gpulat_snap_put(ctx, &p, sizeof(p));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void gpulat_snap_header(struct gpulat_snap_header *hdr,
+			       u32 nr_series, u32 nr_counters, u32 nr_probes)
+{
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->magic = GPULAT_SNAP_MAGIC;
+	hdr->header_size = sizeof(*hdr);
+	hdr->abi_major = GPULAT_ABI_MAJOR;
+	hdr->abi_minor = GPULAT_ABI_MINOR;
+	hdr->time_ns = ktime_get_ns();
+	hdr->reset_time_ns = gpulat_reset_time_ns;
+	hdr->generation = gpulat_generation;
+	hdr->nr_cpu_ids = nr_cpu_ids;
+	hdr->hist_sub_bits = GPULAT_HIST_SUB_BITS;
+	hdr->hist_min_shift = GPULAT_HIST_MIN_SHIFT;
+	hdr->hist_max_shift = GPULAT_HIST_MAX_SHIFT;
+	hdr->hist_nr_buckets = GPULAT_HIST_NR_BUCKETS;
+	strscpy(hdr->kernel_release, utsname()->release,
+		sizeof(hdr->kernel_release));
+
+	hdr->series.offset = sizeof(*hdr);
+	hdr->series.count = nr_series;
+	hdr->series.entry_size = GPULAT_SERIES_BYTES;
+	hdr->counters.offset = hdr->series.offset +
+			       (u64)nr_series * GPULAT_SERIES_BYTES;
+	hdr->counters.count = nr_counters;
+	hdr->counters.entry_size = sizeof(struct gpulat_counter);
+	hdr->probes.offset = hdr->counters.offset +
+			     (u64)nr_counters * sizeof(struct gpulat_counter);
+	hdr->probes.count = nr_probes;
+	hdr->probes.entry_size = sizeof(struct gpulat_probe);
+	hdr->total_size = hdr->probes.offset +
+			  (u64)nr_probes * sizeof(struct gpulat_probe);
+}
+
+/*
+ * gpulat_snapshot_to_user - write the snapshot blob to @buf
+ *
+ * Sets *needed in every case.  @buf_size == 0 asks for the size only;
+ * a shorter buffer than needed gets -ENOSPC and nothing written.
+ */
+long gpulat_snapshot_to_user(void __user *buf, u64 buf_size, u64 *needed)
+{
+	struct gpulat_snap_header hdr;
+	struct gpulat_snap_ctx ctx = { .ubuf = buf };
+	u32 nr_series = 0, nr_counters = 0, nr_probes = 0;
+	cpumask_var_t cpus;
+	unsigned int i;
+	long ret;
+
+	lockdep_assert_held(&gpulat_lock);
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
+		return -ENOMEM;
+	gpulat_snap_cpus(cpus);
+	for (i = 0; i < gpulat_nr_families; i++) {
+		struct gpulat_family *fam = gpulat_families[i];
+
+		nr_probes += fam->nr_tps;
+		if (!fam->pcpu)
+			continue;
+		nr_series += fam->nr_series * cpumask_weight(cpus);
+		nr_counters += fam->nr_drops;
+	}
+	gpulat_snap_header(&hdr, nr_series, nr_counters, nr_probes);
+	*needed = hdr.total_size;
+	ret = 0;
+	if (!buf_size)
+		goto out;
+	ret = -ENOSPC;
+	if (buf_size < hdr.total_size)
+		goto out;
+	ret = -ENOMEM;
+	ctx.rec = kmalloc(GPULAT_SERIES_BYTES, GFP_KERNEL);
+	if (!ctx.rec)
+		goto out;
+
+	ret = gpulat_snap_put(&ctx, &hdr, sizeof(hdr));
+	for (i = 0; !ret && i < gpulat_nr_families; i++)
+		if (gpulat_families[i]->pcpu)
+			ret = gpulat_snap_series(&ctx, gpulat_families[i], cpus);
+	for (i = 0; !ret && i < gpulat_nr_families; i++)
+		if (gpulat_families[i]->pcpu)
+			ret = gpulat_snap_counters(&ctx, gpulat_families[i]);
+	for (i = 0; !ret && i < gpulat_nr_families; i++)
+		ret = gpulat_snap_probes(&ctx, gpulat_families[i]);
+	kfree(ctx.rec);
+out:
+	free_cpumask_var(cpus);
+	return ret;
+}
