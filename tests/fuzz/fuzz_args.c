@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzz the command line parser: the input is split at NUL bytes into
+ * argv[1..]; parsing opens nothing and runs no command.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpulat.h"
+
+#define FUZZ_MAX_ARGS	32
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *argv[FUZZ_MAX_ARGS + 2], *buf, *p, *end;
+	static FILE *devnull;
+	struct gpulat_opts o;
+	int argc = 1;
+
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	buf = malloc(size + 1);
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	argv[0] = "gpulat";
+	for (p = buf, end = buf + size; p <= end && argc <= FUZZ_MAX_ARGS;
+	     p += strlen(p) + 1)
+		argv[argc++] = p;
+	argv[argc] = NULL;
+	/* after -h parsing stops: the checks below hold for complete parses */
+	if (!gpulat_parse_args(argc, argv, &o, devnull) && !o.help) {
+		if (o.has_interval &&
+		    (!(o.interval_s > 0) || o.interval_s > GPULAT_INTERVAL_MAX))
+			abort();
+		if (o.cmd == GPULAT_CMD_SNAPSHOT &&
+		    (!o.output || !o.output[0]))
+			abort();
+		if (o.from && !o.input)
+			abort();
+	}
+	if (o.help)
+		gpulat_usage(devnull, o.cmd);
+	free(buf);
+	return 0;
+}

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzz gl_snapshot_parse; whatever parses is diffed against itself and
+ * against a rebuilt copy, and rendered by every view to /dev/null.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpulat.h"
+
+static FILE *devnull;
+
+/* render_all - every view of @s, totals and interval, merged and per CPU */
+static void render_all(const struct gl_snapshot *s)
+{
+	struct view v = { .kernel = "fuzz", .per_cpu = true };
+
+	hist_print_text(devnull, s, &v);
+	hist_print_json(devnull, s, &v);
+	status_print_text(devnull, s, &v);
+	status_print_json(devnull, s, &v);
+	v.per_cpu = false;
+	v.is_interval = true;
+	v.interval_s = 1.5;
+	v.families = 1ULL << GPULAT_FAM_SCHED;
+	hist_print_text(devnull, s, &v);
+	hist_print_json(devnull, s, &v);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct gl_snapshot *s, *d, *r;
+	struct gl_hist h;
+	const void *blob;
+	char err[256];
+	size_t len, i;
+	uint64_t v;
+	void *copy;
+
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	/* a copy of exactly @size bytes so that ASan sees any over-read */
+	copy = malloc(size ? size : 1);
+	memcpy(copy, data, size);
+	if (gl_snapshot_parse(copy, size, &s, err, sizeof(err))) {
+		free(copy);
+		return 0;
+	}
+	free(copy);
+	render_all(s);
+	for (i = 0; i < gl_snapshot_nr_series(s); i++) {
+		const struct gpulat_series *sr = gl_snapshot_series(s, i);
+
+		gl_hist_merge(s, sr->family, sr->id, sr->cpu, &h);
+		gl_hist_quantile(&h, 999000);
+		gl_counter(s, sr->family, sr->id, &v);
+	}
+	if (!gl_snapshot_diff(s, s, &d)) {
+		for (i = 0; i < gl_snapshot_nr_series(d); i++)
+			if (gl_snapshot_series(d, i)->count)
+				abort();	/* self minus self is empty */
+		render_all(d);
+		blob = gl_snapshot_blob(d, &len);
+		if (gl_snapshot_parse(blob, len, &r, err, sizeof(err)))
+			abort();	/* a rebuilt blob must parse */
+		if (gl_snapshot_nr_series(r) != gl_snapshot_nr_series(s))
+			abort();
+		gl_snapshot_free(r);
+		gl_snapshot_free(d);
+	}
+	gl_snapshot_free(s);
+	return 0;
+}

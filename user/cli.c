@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpulat command line: option parsing (no device access, so that it can be
+ * tested and fuzzed alone), help texts and helpers shared by the views.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "gpulat.h"
+
+static const char usage_main[] =
+"usage: gpulat [-h] [-V] COMMAND [ARGS]\n"
+"\n"
+"Latency histograms of the gpulat kernel module (/dev/gpulat).\n"
+"\n"
+"commands:\n"
+"  status     module, ABI, attached tracepoints, probe hits, drops\n"
+"  hist       latency histograms, totals or per interval\n"
+"  snapshot   save the raw snapshot to a file (bug reports, replay)\n"
+"\n"
+"options:\n"
+"  -h, --help      show this help (gpulat COMMAND -h: help on COMMAND)\n"
+"  -V, --version   show the tool's ABI version\n"
+"\n"
+"exit status: 0 ok, 1 bad usage or error, 2 module not loaded,\n"
+"3 module ABI incompatible with this tool\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat status              # is the module loaded, what is attached\n"
+"    gpulat hist                # histograms since load or reset\n"
+"    gpulat hist sched 1 10     # sched latency, 10 one-second intervals\n"
+"    gpulat snapshot -o s.bin   # save a snapshot for a bug report\n";
+
+static const char usage_status[] =
+"usage: gpulat status [-j] [-i FILE]\n"
+"\n"
+"Show whether the module is loaded, its ABI version and this tool's, the\n"
+"kernel release, per family the tracepoints with their state and hits,\n"
+"the drop counters and the histogram scheme.\n"
+"\n"
+"options:\n"
+"  -j, --json        one JSON object instead of text\n"
+"  -i, --input FILE  read a saved snapshot instead of the device\n"
+"  -h, --help        show this help\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat status              # state of the running module\n"
+"    gpulat status --json       # the same for scripts\n"
+"    gpulat status -i s.bin     # state recorded in a saved snapshot\n";
+
+static const char usage_hist[] =
+"usage: gpulat hist [FAMILY...] [-C] [-j] [-i FILE [-f FILE]]\n"
+"                   [INTERVAL [COUNT]]\n"
+"\n"
+"Print latency histograms: without INTERVAL the totals since the module\n"
+"was loaded or reset; with INTERVAL (seconds, fractions allowed) what\n"
+"happened in each interval, COUNT times (default: until Ctrl-C).\n"
+"FAMILY (e.g. sched) limits the output to those families.\n"
+"\n"
+"options:\n"
+"  -C, --per-cpu     also one histogram per CPU (empty CPUs skipped)\n"
+"  -j, --json        JSON, one object per output (JSON lines)\n"
+"  -i, --input FILE  read a saved snapshot instead of the device\n"
+"  -f, --from FILE   with --input: show the difference from FILE\n"
+"  -h, --help        show this help\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat hist                # all histograms since load or reset\n"
+"    gpulat hist sched          # only the sched family\n"
+"    gpulat hist 1              # every second, until Ctrl-C\n"
+"    gpulat hist -C 0.5 4       # per CPU, four half-second intervals\n"
+"    gpulat hist -j 10 1        # one 10 s interval as JSON\n"
+"    gpulat hist -i b.bin -f a.bin  # what happened between two saves\n";
+
+static const char usage_snapshot[] =
+"usage: gpulat snapshot -o FILE\n"
+"\n"
+"Save the raw snapshot blob of the module (for bug reports and replay\n"
+"with --input).\n"
+"\n"
+"options:\n"
+"  -o, --output FILE  file to write (- for standard output)\n"
+"  -h, --help         show this help\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat snapshot -o s.bin   # save now\n"
+"    gpulat hist -i s.bin       # look at it later, on any machine\n";
+
+/* gpulat_usage - help text of @cmd (GPULAT_CMD_NONE: the tool's) */
+void gpulat_usage(FILE *f, enum gpulat_cmd cmd)
+{
+	switch (cmd) {
+	case GPULAT_CMD_STATUS:
+		fputs(usage_status, f);
+		break;
+	case GPULAT_CMD_HIST:
+		fputs(usage_hist, f);
+		break;
+	case GPULAT_CMD_SNAPSHOT:
+		fputs(usage_snapshot, f);
+		break;
+	default:
+		fputs(usage_main, f);
+	}
+}
+
+static const struct {
+	const char *name;
+	enum gpulat_cmd cmd;
+} cli_commands[] = {
+	{ "status",	GPULAT_CMD_STATUS },
+	{ "hist",	GPULAT_CMD_HIST },
+	{ "snapshot",	GPULAT_CMD_SNAPSHOT },
+};
+
+/* cli_error - report a usage error; returns GPULAT_EXIT_ERROR */
+static int __attribute__((format(printf, 3, 4)))
+cli_error(FILE *err, const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("gpulat: ", err);
+	va_start(ap, fmt);
+	vfprintf(err, fmt, ap);
+	va_end(ap);
+	fprintf(err, "\nTry 'gpulat %s%s--help'.\n", cmd ? cmd : "",
+		cmd ? " " : "");
+	return GPULAT_EXIT_ERROR;
+}
+
+/* cli_is_number - digits with at most one '.', at least one digit */
+static bool cli_is_number(const char *s)
+{
+	bool digit = false, dot = false;
+
+	for (; *s; s++) {
+		if (isdigit((unsigned char)*s))
+			digit = true;
+		else if (*s == '.' && !dot)
+			dot = true;
+		else
+			return false;
+	}
+	return digit;
+}
+
+/* cli_parse_interval - seconds in (0, GPULAT_INTERVAL_MAX] */
+static int cli_parse_interval(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!cli_is_number(s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v <= 0 ||
+	    v > GPULAT_INTERVAL_MAX)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+/* cli_parse_count - a positive decimal integer */
+static int cli_parse_count(const char *s, unsigned long *out)
+{
+	unsigned long v;
+	char *end;
+	const char *p;
+
+	for (p = s; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+	if (p == s)
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || !v)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+/* cli_valid_families - "sched, ..." for error messages */
+static void cli_valid_families(char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < gl_family_count() && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+				gl_family_name(gl_family_at(i)));
+}
+
+/* cli_positional - a FAMILY, INTERVAL or COUNT argument of hist */
+static int cli_positional(struct gpulat_opts *o, const char *arg, int *nr_num,
+			  FILE *err)
+{
+	char valid[128];
+	int fam;
+
+	if (!cli_is_number(arg) && !*nr_num) {
+		fam = gl_family_lookup(arg);
+		if (fam < 0 || fam >= 64) {
+			cli_valid_families(valid, sizeof(valid));
+			return cli_error(err, "hist",
+					 "unknown family or bad interval '%s' (families: %s)",
+					 arg, valid);
+		}
+		o->families |= 1ULL << fam;
+		return 0;
+	}
+	switch ((*nr_num)++) {
+	case 0:
+		if (cli_parse_interval(arg, &o->interval_s))
+			return cli_error(err, "hist",
+					 "bad interval '%s': seconds above 0, at most %.0f",
+					 arg, GPULAT_INTERVAL_MAX);
+		o->has_interval = true;
+		return 0;
+	case 1:
+		if (cli_parse_count(arg, &o->count))
+			return cli_error(err, "hist",
+					 "bad count '%s': a whole number above 0",
+					 arg);
+		return 0;
+	default:
+		return cli_error(err, "hist", "unexpected argument '%s'", arg);
+	}
+}
+
+/* cli_unknown_option - message for the option getopt refused */
+static int cli_unknown_option(int argc, char **argv, const char *cmd,
+			      const char *optstring, FILE *err)
+{
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+	const char *known = optopt && optopt != ':' ?
+			    strchr(optstring, optopt) : NULL;
+
+	if (known && known[1] == ':')
+		return cli_error(err, cmd, "option -%c needs an argument",
+				 optopt);
+	if (known)
+		return cli_error(err, cmd, "option -%c takes no argument",
+				 optopt);
+	if ((optopt > 0 && optopt < 128 && isdigit(optopt)) || optopt == '.')
+		return cli_error(err, cmd,
+				 "intervals and counts must be positive numbers");
+	if (optopt)
+		return cli_error(err, cmd, "unknown option -%c", optopt);
+	return cli_error(err, cmd, "unknown or ambiguous option '%s'", arg);
+}
+
+/* cli_parse_cmd - options and arguments after the command word */
+static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
+			 const char *cmd, FILE *err)
+{
+	static const struct option longopts[] = {
+		{ "help",	no_argument,		NULL, 'h' },
+		{ "json",	no_argument,		NULL, 'j' },
+		{ "per-cpu",	no_argument,		NULL, 'C' },
+		{ "input",	required_argument,	NULL, 'i' },
+		{ "from",	required_argument,	NULL, 'f' },
+		{ "output",	required_argument,	NULL, 'o' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *optstring;
+	int c, nr_num = 0, ret;
+
+	switch (o->cmd) {
+	case GPULAT_CMD_STATUS:
+		optstring = "hji:";
+		break;
+	case GPULAT_CMD_HIST:
+		optstring = "hjCi:f:";
+		break;
+	default:
+		optstring = "ho:";
+	}
+	optind = 0;	/* full reset of getopt's state */
+	opterr = 0;
+	for (;;) {
+		c = getopt_long(argc, argv, optstring, longopts, NULL);
+		if (c == -1)
+			break;
+		/* a long option not meant for this command */
+		if (c != '?' && c != ':' && !strchr(optstring, c))
+			return cli_error(err, cmd,
+					 "option '%s' does not apply to %s",
+					 argv[optind - 1], cmd);
+		switch (c) {
+		case 'h':
+			o->help = true;
+			return 0;
+		case 'j':
+			o->json = true;
+			break;
+		case 'C':
+			o->per_cpu = true;
+			break;
+		case 'i':
+			o->input = optarg;
+			break;
+		case 'f':
+			o->from = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		default:
+			return cli_unknown_option(argc, argv, cmd, optstring,
+						  err);
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (o->cmd != GPULAT_CMD_HIST)
+			return cli_error(err, cmd, "unexpected argument '%s'",
+					 argv[optind]);
+		ret = cli_positional(o, argv[optind], &nr_num, err);
+		if (ret)
+			return ret;
+	}
+	if (o->from && !o->input)
+		return cli_error(err, cmd, "--from needs --input");
+	if (o->input && o->has_interval)
+		return cli_error(err, cmd,
+				 "INTERVAL needs the device; --input shows a saved snapshot");
+	if (o->input && !o->input[0])
+		return cli_error(err, cmd, "--input needs a file name");
+	if (o->cmd == GPULAT_CMD_SNAPSHOT && (!o->output || !o->output[0]))
+		return cli_error(err, cmd, "snapshot needs -o FILE");
+	return 0;
+}
+
+/*
+ * gpulat_parse_args - fill @o from the command line; 0, or the exit code
+ * after a message on @err.  Opens nothing and prints nothing else.
+ */
+int gpulat_parse_args(int argc, char **argv, struct gpulat_opts *o, FILE *err)
+{
+	const char *word;
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	if (argc < 2 || !argv[1])
+		return cli_error(err, NULL, "no command given");
+	word = argv[1];
+	if (!strcmp(word, "-h") || !strcmp(word, "--help") ||
+	    !strcmp(word, "help")) {
+		o->cmd = GPULAT_CMD_HELP;
+		return 0;
+	}
+	if (!strcmp(word, "-V") || !strcmp(word, "--version")) {
+		o->cmd = GPULAT_CMD_VERSION;
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(cli_commands); i++)
+		if (!strcmp(word, cli_commands[i].name))
+			o->cmd = cli_commands[i].cmd;
+	if (o->cmd == GPULAT_CMD_NONE)
+		return cli_error(err, NULL, "unknown command '%s'", word);
+	return cli_parse_cmd(argc - 1, argv + 1, o, word, err);
+}
+
+/*
+ * gpulat_open_device - gl_open() with the reason on @err; fd, or minus the
+ * exit code to use.
+ */
+int gpulat_open_device(uint32_t *major, uint32_t *minor, FILE *err)
+{
+	char msg[512];
+	int fd, ret;
+
+	fd = gl_open(msg, sizeof(msg));
+	if (fd < 0) {
+		fprintf(err, "gpulat: %s\n", msg);
+		if (gl_no_module(fd))
+			return -GPULAT_EXIT_NO_MODULE;
+		if (fd == -EPROTONOSUPPORT)
+			return -GPULAT_EXIT_INCOMPATIBLE;
+		return -GPULAT_EXIT_ERROR;
+	}
+	ret = gl_version(fd, major, minor);
+	if (ret) {
+		fprintf(err, "gpulat: version query failed: %s\n",
+			strerror(-ret));
+		close(fd);
+		return -GPULAT_EXIT_ERROR;
+	}
+	return fd;
+}
+
+/*
+ * gpulat_load_input - read @input, minus @from when given; 0 or the exit
+ * code after a message on @err.
+ */
+int gpulat_load_input(const char *input, const char *from,
+		      struct gl_snapshot **out, FILE *err)
+{
+	struct gl_snapshot *a = NULL, *b = NULL;
+	char msg[512];
+	int ret;
+
+	*out = NULL;
+	ret = gl_snapshot_read(input, &b, msg, sizeof(msg));
+	if (!ret && from)
+		ret = gl_snapshot_read(from, &a, msg, sizeof(msg));
+	if (ret) {
+		fprintf(err, "gpulat: %s\n", msg);
+		gl_snapshot_free(b);
+		return ret == -EPROTONOSUPPORT ? GPULAT_EXIT_INCOMPATIBLE :
+						 GPULAT_EXIT_ERROR;
+	}
+	if (!from) {
+		*out = b;
+		return 0;
+	}
+	ret = gl_snapshot_diff(a, b, out);
+	gl_snapshot_free(a);
+	gl_snapshot_free(b);
+	if (ret) {
+		fprintf(err, "gpulat: %s\n", strerror(-ret));
+		return GPULAT_EXIT_ERROR;
+	}
+	return 0;
+}
+
+/* gpulat_kernel_release - uname -r */
+const char *gpulat_kernel_release(char *buf, size_t len)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return NULL;
+	snprintf(buf, len, "%s", u.release);
+	return buf;
+}
+
+/* view_wants_family - whether @family passes the FAMILY filter */
+bool view_wants_family(const struct view *v, uint32_t family)
+{
+	if (!v->families)
+		return true;
+	return family < 64 && (v->families & (1ULL << family));
+}
+
+/* view_family_name - table name of @family, or "family<N>" */
+const char *view_family_name(uint32_t family, char *buf, size_t len)
+{
+	const char *name = gl_family_name(family);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "family%u", family);
+	return buf;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* gpulat tool: options, exit codes and the entry points of each view. */
+#ifndef _GPULAT_H
+#define _GPULAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gpulat_user.h"
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* Exit codes of the tool. */
+enum gpulat_exit {
+	GPULAT_EXIT_OK		= 0,
+	GPULAT_EXIT_ERROR	= 1,	/* bad usage or input, failure */
+	GPULAT_EXIT_NO_MODULE	= 2,	/* /dev/gpulat absent */
+	GPULAT_EXIT_INCOMPATIBLE = 3,	/* module ABI major differs */
+};
+
+enum gpulat_cmd {
+	GPULAT_CMD_NONE,
+	GPULAT_CMD_HELP,		/* gpulat --help */
+	GPULAT_CMD_VERSION,		/* gpulat --version */
+	GPULAT_CMD_STATUS,
+	GPULAT_CMD_HIST,
+	GPULAT_CMD_SNAPSHOT,
+};
+
+/* Longest interval accepted, in seconds (a day). */
+#define GPULAT_INTERVAL_MAX	86400.0
+
+struct gpulat_opts {
+	enum gpulat_cmd cmd;
+	bool help;		/* COMMAND --help */
+	bool json;
+	bool per_cpu;
+	const char *input;	/* saved snapshot to show */
+	const char *from;	/* earlier saved snapshot to subtract */
+	const char *output;	/* snapshot -o */
+	uint64_t families;	/* bit per family number; 0: all */
+	bool has_interval;
+	double interval_s;
+	unsigned long count;	/* intervals to print; 0: until Ctrl-C */
+};
+
+/* What a view shows of a snapshot. */
+struct view {
+	uint64_t families;	/* bit per family number; 0: all */
+	bool per_cpu;
+	bool is_interval;	/* a difference, not totals since reset */
+	double interval_s;	/* requested or measured; < 0: none */
+	bool clock;		/* print the wall clock time (live data) */
+	const char *kernel;	/* uname -r, or NULL when unknown */
+	uint32_t module_major, module_minor;
+};
+
+/* cli.c */
+int gpulat_parse_args(int argc, char **argv, struct gpulat_opts *o,
+		      FILE *err);
+void gpulat_usage(FILE *f, enum gpulat_cmd cmd);
+int gpulat_open_device(uint32_t *major, uint32_t *minor, FILE *err);
+int gpulat_load_input(const char *input, const char *from,
+		      struct gl_snapshot **out, FILE *err);
+const char *gpulat_kernel_release(char *buf, size_t len);
+bool view_wants_family(const struct view *v, uint32_t family);
+const char *view_family_name(uint32_t family, char *buf, size_t len);
+
+/* status.c */
+int status_run(const struct gpulat_opts *o);
+void status_print_text(FILE *f, const struct gl_snapshot *s,
+		       const struct view *v);
+void status_print_json(FILE *f, const struct gl_snapshot *s,
+		       const struct view *v);
+
+/* hist.c */
+int hist_run(const struct gpulat_opts *o);
+void hist_print_text(FILE *f, const struct gl_snapshot *s,
+		     const struct view *v);
+void hist_print_json(FILE *f, const struct gl_snapshot *s,
+		     const struct view *v);
+
+/* snapshot.c */
+int snapshot_run(const struct gpulat_opts *o);
+
+#endif /* _GPULAT_H */

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libgpulat - read /dev/gpulat snapshots from userspace.
+ *
+ * A struct gl_snapshot owns a validated, normalized copy of one snapshot
+ * blob (see uapi/gpulat.h): series are sorted by (family, id, key, cpu),
+ * every entry is copied to the VER0 layout with all hist_nr_buckets slots,
+ * and every name is NUL-terminated.  Nothing here trusts the blob.
+ *
+ * Functions return 0 or a negative errno unless documented otherwise; those
+ * taking err/errlen also leave a one-line reason there.
+ */
+#ifndef _GPULAT_USER_H
+#define _GPULAT_USER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "uapi/gpulat.h"
+
+struct gl_snapshot;
+
+/* gl_open - open the device and check that its ABI major is ours; fd or -errno */
+int gl_open(char *err, size_t errlen);
+/* gl_no_module - whether a gl_open() error means the module is not loaded */
+bool gl_no_module(int ret);
+/* gl_version - ABI version of the module behind @fd */
+int gl_version(int fd, uint32_t *major, uint32_t *minor);
+/* gl_reset - zero every histogram and counter of the module */
+int gl_reset(int fd);
+
+/* gl_snapshot_take - fetch, validate and own one snapshot of the device */
+int gl_snapshot_take(int fd, struct gl_snapshot **out);
+/* gl_snapshot_take_err - gl_snapshot_take with a reason in @err */
+int gl_snapshot_take_err(int fd, struct gl_snapshot **out, char *err,
+			 size_t errlen);
+/* gl_snapshot_parse - validate a blob and make an owned copy of it */
+int gl_snapshot_parse(const void *buf, size_t len, struct gl_snapshot **out,
+		      char *err, size_t errlen);
+/* gl_snapshot_diff - what happened between @old and @new (see libsnapshot.c) */
+int gl_snapshot_diff(const struct gl_snapshot *old,
+		     const struct gl_snapshot *new, struct gl_snapshot **out);
+/* gl_snapshot_free - free a snapshot; NULL is fine */
+void gl_snapshot_free(struct gl_snapshot *s);
+
+/* gl_snapshot_read - read and parse a blob saved by gl_snapshot_write */
+int gl_snapshot_read(const char *path, struct gl_snapshot **out,
+		     char *err, size_t errlen);
+/* gl_snapshot_write - write the blob of @s (raw bytes as taken, or rebuilt) */
+int gl_snapshot_write(const struct gl_snapshot *s, FILE *f);
+/* gl_snapshot_blob - the blob of @s and its length */
+const void *gl_snapshot_blob(const struct gl_snapshot *s, size_t *len);
+
+/* gl_snapshot_header - header of @s (a diff: reset_time_ns = interval start) */
+const struct gpulat_snap_header *gl_snapshot_header(const struct gl_snapshot *s);
+
+size_t gl_snapshot_nr_series(const struct gl_snapshot *s);
+/* gl_snapshot_series - series @i, with GPULAT_HIST_NR_BUCKETS slots; NULL past end */
+const struct gpulat_series *gl_snapshot_series(const struct gl_snapshot *s,
+					       size_t i);
+/* gl_snapshot_max_exact - false when max_ns of series @i is only a bound */
+bool gl_snapshot_max_exact(const struct gl_snapshot *s, size_t i);
+
+size_t gl_snapshot_nr_counters(const struct gl_snapshot *s);
+const struct gpulat_counter *gl_snapshot_counter(const struct gl_snapshot *s,
+						 size_t i);
+size_t gl_snapshot_nr_probes(const struct gl_snapshot *s);
+const struct gpulat_probe *gl_snapshot_probe(const struct gl_snapshot *s,
+					     size_t i);
+
+struct gl_hist {
+	uint64_t count, sum_ns, max_ns;
+	uint64_t slots[GPULAT_HIST_NR_BUCKETS];
+	bool max_exact;		/* false: max_ns is an upper bound */
+};
+
+/*
+ * gl_hist_merge - sum series (family, id) over every key into @out;
+ * cpu == GPULAT_CPU_NONE takes all CPUs, else just that one.  Returns the
+ * number of series merged (0: none, @out is then empty).
+ */
+int gl_hist_merge(const struct gl_snapshot *s, uint32_t family, uint32_t id,
+		  uint32_t cpu, struct gl_hist *out);
+/* gl_hist_merge_key - gl_hist_merge restricted to one key */
+int gl_hist_merge_key(const struct gl_snapshot *s, uint32_t family,
+		      uint32_t id, uint64_t key, uint32_t cpu,
+		      struct gl_hist *out);
+/* gl_hist_add_series - add one series to @h */
+void gl_hist_add_series(struct gl_hist *h, const struct gpulat_series *sr,
+			bool max_exact);
+/* gl_hist_total - sum of the slots */
+uint64_t gl_hist_total(const struct gl_hist *h);
+/* gl_hist_quantile - gpulat_hist_quantile() over @h, @ppm in parts per 1e6 */
+uint64_t gl_hist_quantile(const struct gl_hist *h, uint32_t ppm);
+
+/* gl_counter - value of drop counter (family, id): 0 or -ENOENT */
+int gl_counter(const struct gl_snapshot *s, uint32_t family, uint32_t id,
+	       uint64_t *value);
+
+/* gl_family_name - "sched" for GPULAT_FAM_SCHED; NULL if unknown */
+const char *gl_family_name(uint32_t family);
+/* gl_family_lookup - family number of @name, or -ENOENT */
+int gl_family_lookup(const char *name);
+/* gl_family_count - entries of the family table, for gl_family_at() */
+size_t gl_family_count(void);
+/* gl_family_at - family number of table entry @i */
+uint32_t gl_family_at(size_t i);
+
+/* gl_probe_state_name - "attached", "disabled", "missing", "failed" */
+const char *gl_probe_state_name(uint32_t state);
+
+#endif /* _GPULAT_USER_H */

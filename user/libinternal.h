@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* libgpulat internals: the layout of struct gl_snapshot. */
+#ifndef _GPULAT_LIBINTERNAL_H
+#define _GPULAT_LIBINTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "uapi/gpulat.h"
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* Bytes of one normalized series: VER0 fixed part plus every slot. */
+#define GL_SERIES_STRIDE \
+	(GPULAT_SERIES_SIZE_VER0 + GPULAT_HIST_NR_BUCKETS * sizeof(__u64))
+
+_Static_assert(sizeof(struct gpulat_snap_header) ==
+	       GPULAT_SNAP_HEADER_SIZE_VER0, "header VER0 size");
+_Static_assert(sizeof(struct gpulat_series) == GPULAT_SERIES_SIZE_VER0,
+	       "series VER0 size");
+_Static_assert(sizeof(struct gpulat_counter) == GPULAT_COUNTER_SIZE_VER0,
+	       "counter VER0 size");
+_Static_assert(sizeof(struct gpulat_probe) == GPULAT_PROBE_SIZE_VER0,
+	       "probe VER0 size");
+
+struct gl_snapshot {
+	struct gpulat_snap_header hdr;	/* sections describe blob */
+	unsigned char *blob;		/* total_size bytes */
+	size_t blob_len;
+	unsigned char *series;		/* nr_series x GL_SERIES_STRIDE, sorted */
+	bool *exact;			/* per series: max_ns is exact */
+	size_t nr_series;
+	struct gpulat_counter *counters;	/* sorted by (family, id) */
+	size_t nr_counters;
+	struct gpulat_probe *probes;	/* module order */
+	size_t nr_probes;
+};
+
+void gl_set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+struct gl_snapshot *gl_snapshot_alloc(size_t nr_series, size_t nr_counters,
+				      size_t nr_probes);
+struct gpulat_series *gl_series_at(struct gl_snapshot *s, size_t i);
+int gl_snapshot_build_blob(struct gl_snapshot *s);
+
+#endif /* _GPULAT_LIBINTERNAL_H */

@@ -1,0 +1,195 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# gpulat userspace: the tool, its library, host unit tests and fuzzers.
+# Included by the top-level Makefile; paths are relative to the top.
+#
+#   make user         build/user/gpulat and build/user/libgpulat.a
+#   make unit         unit tests (ASan + UBSan), TAP output
+#   make fuzz         every fuzzer for FUZZ_SECONDS (default 20) each
+#   make guest-user   static build/guest/bin/gpulat and $(USER_LIB_STATIC)
+#   make user-clean   remove what these targets built
+#
+# Programs using the library: $(USER_INC) to compile, $(USER_LIB) or
+# $(USER_LIB_STATIC) to link.
+
+USER_SAVED_GOAL := $(.DEFAULT_GOAL)
+
+USER_CC ?= gcc
+USER_CLANG ?= clang
+USER_AR ?= ar
+USER_PYTHON ?= python3
+USER_OPT ?= -O2 -g
+USER_WARN := -Wall -Wextra -Werror
+USER_INC := -I user -I kmod
+USER_CPPFLAGS := -D_GNU_SOURCE $(USER_INC) -MMD -MP
+USER_CFLAGS := $(USER_OPT) $(USER_WARN) -std=gnu11
+
+USER_SRCS := $(wildcard user/*.c)
+USER_LIB_SRCS := $(filter-out user/gpulat.c,$(USER_SRCS))
+
+# Normal build.
+USER_OUT := build/user
+USER_OBJS := $(patsubst user/%.c,$(USER_OUT)/obj/%.o,$(USER_LIB_SRCS))
+USER_LIB := $(USER_OUT)/libgpulat.a
+USER_BIN := $(USER_OUT)/gpulat
+
+# Static build for the guest VM.
+USER_GUEST_OUT := build/guest
+USER_GUEST_OBJS := $(patsubst user/%.c,$(USER_GUEST_OUT)/obj/%.o,$(USER_LIB_SRCS))
+USER_LIB_STATIC := $(USER_OUT)/libgpulat-static.a
+USER_GUEST_BIN := $(USER_GUEST_OUT)/bin/gpulat
+
+# Unit tests: library and tool again, with sanitizers.
+USER_UNIT_OUT := build/unit
+USER_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	    -fno-omit-frame-pointer
+USER_UNIT_CFLAGS := -O1 -g $(USER_WARN) -std=gnu11 $(USER_SAN)
+USER_UNIT_OBJS := $(patsubst user/%.c,$(USER_UNIT_OUT)/obj/%.o,$(USER_LIB_SRCS))
+USER_UNIT_LIB := $(USER_UNIT_OUT)/libgpulat.a
+USER_UNIT_BIN := $(USER_UNIT_OUT)/gpulat
+USER_UNIT_HELPERS := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
+USER_UNIT_HELPER_OBJS := $(patsubst tests/unit/%.c,$(USER_UNIT_OUT)/obj/t_%.o,$(USER_UNIT_HELPERS))
+USER_UNIT_TESTS := $(patsubst tests/unit/%.c,$(USER_UNIT_OUT)/%,$(wildcard tests/unit/test_*.c))
+
+# kselftest.h and kselftest_harness.h: SELFTEST_INC is a folder holding
+# them, directly or under tools/testing/selftests.  Asked for once.
+SELFTEST_INC ?= $(shell scripts/fetch-kernel --selftest-headers)
+USER_SELFTEST = $(eval USER_SELFTEST := $(SELFTEST_INC))$(USER_SELFTEST)
+USER_SELFTEST_FLAGS = -isystem $(USER_SELFTEST)/tools/testing/selftests \
+		      -isystem $(USER_SELFTEST)
+
+# Fuzzers (clang, libFuzzer).
+FUZZ_SECONDS ?= 20
+USER_FUZZ_OUT := build/fuzz
+USER_FUZZ_CFLAGS := -O1 -g $(USER_WARN) -std=gnu11 \
+		    -fsanitize=address,undefined -fno-sanitize-recover=all
+USER_FUZZ_OBJS := $(patsubst user/%.c,$(USER_FUZZ_OUT)/obj/%.o,$(USER_LIB_SRCS))
+USER_FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+USER_FUZZERS := $(addprefix $(USER_FUZZ_OUT)/fuzz_,$(USER_FUZZ_NAMES))
+USER_FUZZ_SEEDS := $(USER_FUZZ_OUT)/seeds/.done
+
+.PHONY: user unit fuzz guest-user user-clean
+
+user: $(USER_BIN) $(USER_LIB)
+
+$(USER_OUT)/obj/%.o: user/%.c
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CPPFLAGS) $(USER_CFLAGS) -c -o $@ $<
+
+$(USER_LIB): $(USER_OBJS)
+	@rm -f $@
+	$(USER_AR) rcs $@ $^
+
+$(USER_BIN): $(USER_OUT)/obj/gpulat.o $(USER_LIB)
+	$(USER_CC) $(USER_CFLAGS) -o $@ $^ -lm
+
+guest-user: $(USER_GUEST_BIN) $(USER_LIB_STATIC)
+
+$(USER_GUEST_OUT)/obj/%.o: user/%.c
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CPPFLAGS) $(USER_CFLAGS) -c -o $@ $<
+
+$(USER_LIB_STATIC): $(USER_GUEST_OBJS)
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(USER_AR) rcs $@ $^
+
+$(USER_GUEST_BIN): $(USER_GUEST_OUT)/obj/gpulat.o $(USER_LIB_STATIC)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) -static -o $@ $^ -lm
+
+$(USER_UNIT_OUT)/obj/%.o: user/%.c
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CPPFLAGS) $(USER_UNIT_CFLAGS) -c -o $@ $<
+
+$(USER_UNIT_OUT)/obj/t_%.o: tests/unit/%.c
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CPPFLAGS) -I tests/unit $(USER_SELFTEST_FLAGS) \
+		$(USER_UNIT_CFLAGS) -c -o $@ $<
+
+$(USER_UNIT_LIB): $(USER_UNIT_OBJS)
+	@rm -f $@
+	$(USER_AR) rcs $@ $^
+
+$(USER_UNIT_BIN): $(USER_UNIT_OUT)/obj/gpulat.o $(USER_UNIT_LIB)
+	$(USER_CC) $(USER_UNIT_CFLAGS) -o $@ $^ -lm
+
+$(USER_UNIT_OUT)/test_%: $(USER_UNIT_OUT)/obj/t_test_%.o \
+			 $(USER_UNIT_HELPER_OBJS) $(USER_UNIT_LIB)
+	$(USER_CC) $(USER_UNIT_CFLAGS) -o $@ $^ -lm
+
+# Every test runs even when one fails; the target fails if any did.
+unit: user-selftest-check $(USER_UNIT_TESTS) $(USER_UNIT_BIN)
+	@fail=0; for t in $(USER_UNIT_TESTS); do \
+		echo "# $$t"; \
+		GPULAT_BIN=$(USER_UNIT_BIN) GPULAT_PYTHON=$(USER_PYTHON) \
+		ASAN_OPTIONS=detect_leaks=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+			$$t || { echo "# FAILED: $$t"; fail=1; }; \
+	done; exit $$fail
+
+.PHONY: user-selftest-check
+user-selftest-check:
+	@test -f $(USER_SELFTEST)/tools/testing/selftests/kselftest_harness.h || \
+	 test -f $(USER_SELFTEST)/kselftest_harness.h || \
+	 { echo "kselftest_harness.h not found under SELFTEST_INC='$(USER_SELFTEST)'" >&2; \
+	   echo "run scripts/fetch-kernel --selftest-headers or set SELFTEST_INC" >&2; \
+	   exit 1; }
+
+$(USER_FUZZ_OUT)/obj/%.o: user/%.c
+	@mkdir -p $(@D)
+	$(USER_CLANG) $(USER_CPPFLAGS) $(USER_FUZZ_CFLAGS) \
+		-fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(USER_FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(USER_FUZZ_OBJS)
+	$(USER_CLANG) $(USER_CPPFLAGS) $(USER_FUZZ_CFLAGS) -fsanitize=fuzzer \
+		-o $@ $^ -lm
+
+# Seeds: valid snapshots made by the unit tests' blob builder, plus the
+# small files committed under tests/fuzz/corpus/<name>/.
+$(USER_FUZZ_OUT)/gen_seeds: tests/fuzz/gen_seeds.c tests/unit/blob.c \
+			    tests/unit/blob.h
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CPPFLAGS) -I tests/unit $(USER_CFLAGS) -o $@ \
+		tests/fuzz/gen_seeds.c tests/unit/blob.c
+
+$(USER_FUZZ_SEEDS): $(USER_FUZZ_OUT)/gen_seeds
+	@rm -rf $(@D) && mkdir -p $(@D)/snapshot
+	$< $(@D)/snapshot
+	@touch $@
+
+fuzz: $(USER_FUZZERS) $(USER_FUZZ_SEEDS)
+	@set -e; for n in $(USER_FUZZ_NAMES); do \
+		mkdir -p $(USER_FUZZ_OUT)/corpus/$$n $(USER_FUZZ_OUT)/artifacts; \
+		seeds=""; \
+		for d in $(USER_FUZZ_OUT)/seeds/$$n tests/fuzz/corpus/$$n; do \
+			test -d $$d && seeds="$$seeds $$d"; \
+		done; \
+		dict=""; test -f tests/fuzz/$$n.dict && dict=-dict=tests/fuzz/$$n.dict; \
+		echo "# fuzz_$$n for $(FUZZ_SECONDS) s"; \
+		$(USER_FUZZ_OUT)/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) \
+			-timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+			-print_final_stats=1 $$dict \
+			-artifact_prefix=$(USER_FUZZ_OUT)/artifacts/$$n- \
+			$(USER_FUZZ_OUT)/corpus/$$n $$seeds >$(USER_FUZZ_OUT)/$$n.log 2>&1 || \
+			{ tail -n 60 $(USER_FUZZ_OUT)/$$n.log; echo "not ok fuzz_$$n"; exit 1; }; \
+		grep -E '^stat::number_of_executed_units' $(USER_FUZZ_OUT)/$$n.log || true; \
+		echo "ok fuzz_$$n"; \
+	done
+
+user-clean:
+	rm -rf $(USER_OUT) $(USER_UNIT_OUT) $(USER_FUZZ_OUT) \
+	       $(USER_GUEST_OUT)/obj $(USER_GUEST_BIN)
+
+-include $(USER_OBJS:.o=.d) $(USER_OUT)/obj/gpulat.d
+-include $(USER_GUEST_OBJS:.o=.d) $(USER_GUEST_OUT)/obj/gpulat.d
+-include $(USER_UNIT_OBJS:.o=.d) $(USER_UNIT_OUT)/obj/gpulat.d
+-include $(USER_UNIT_HELPER_OBJS:.o=.d) $(USER_UNIT_TESTS:$(USER_UNIT_OUT)/%=$(USER_UNIT_OUT)/obj/t_%.d)
+-include $(USER_FUZZ_OBJS:.o=.d)
+
+# Keep objects that only pattern rules name.
+.SECONDARY: $(USER_UNIT_HELPER_OBJS) $(USER_FUZZ_OBJS) \
+	    $(patsubst $(USER_UNIT_OUT)/%,$(USER_UNIT_OUT)/obj/t_%.o,$(USER_UNIT_TESTS))
+
+# Leave the including Makefile's default goal alone.
+.DEFAULT_GOAL := $(USER_SAVED_GOAL)
