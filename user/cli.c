@@ -443,6 +443,17 @@ const char *gpulat_kernel_release(char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * view_kernel - kernel release of the data: the one the module recorded
+ * in the snapshot, else uname -r of this host (NULL when unknown)
+ */
+const char *view_kernel(const struct view *v, const struct gl_snapshot *s)
+{
+	const char *r = gl_snapshot_header(s)->kernel_release;
+
+	return r[0] ? r : v->kernel;
+}
+
 /* view_wants_family - whether @family passes the FAMILY filter */
 bool view_wants_family(const struct view *v, uint32_t family)
 {

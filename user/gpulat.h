@@ -68,6 +68,7 @@ int gpulat_load_input(const char *input, const char *from,
 const char *gpulat_kernel_release(char *buf, size_t len);
 bool view_wants_family(const struct view *v, uint32_t family);
 const char *view_family_name(uint32_t family, char *buf, size_t len);
+const char *view_kernel(const struct view *v, const struct gl_snapshot *s);
 
 /* status.c */
 int status_run(const struct gpulat_opts *o);

@@ -316,6 +316,7 @@ int gl_snapshot_parse(const void *buf, size_t len, struct gl_snapshot **out,
 	if (!s)
 		return -ENOMEM;
 	s->hdr = h;
+	s->hdr.kernel_release[sizeof(s->hdr.kernel_release) - 1] = '\0';
 	s->blob_len = h.total_size;
 	s->blob = malloc(s->blob_len);
 	if (!s->blob) {

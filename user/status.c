@@ -128,7 +128,7 @@ void status_print_text(FILE *f, const struct gl_snapshot *s,
 		fputs("module:       from a saved snapshot\n", f);
 	fprintf(f, "abi:          module %u.%u, tool %u.%u\n", h->abi_major,
 		h->abi_minor, GPULAT_ABI_MAJOR, GPULAT_ABI_MINOR);
-	fprintf(f, "kernel:       %s\n", v->kernel ? v->kernel : "unknown");
+	fprintf(f, "kernel:       %s\n", view_kernel(v, s) ?: "unknown");
 	fprintf(f, "counting:     %s since load or reset (generation %u)\n",
 		units_ns(a, sizeof(a), h->time_ns > h->reset_time_ns ?
 			 h->time_ns - h->reset_time_ns : 0), h->generation);
@@ -217,7 +217,7 @@ void status_print_json(FILE *f, const struct gl_snapshot *s,
 	json_bool(&j, "loaded", s != NULL);
 	json_str(&j, "device", GPULAT_DEVICE_PATH);
 	status_json_abi(&j, s);
-	json_str(&j, "kernel", v->kernel);
+	json_str(&j, "kernel", s ? view_kernel(v, s) : v->kernel);
 	json_str(&j, "source", "kmod");
 	if (s) {
 		h = gl_snapshot_header(s);

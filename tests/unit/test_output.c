@@ -259,6 +259,33 @@ TEST_F(view, status_views)
 	free(t);
 }
 
+/* A snapshot names the kernel it came from; that beats this host's uname. */
+TEST(kernel_release_from_blob)
+{
+	struct gl_snapshot *s;
+	struct blob b;
+	struct view v;
+	char *t;
+
+	blob_sched(&b, 2);
+	/* no terminating NUL: the parser must add one */
+	memset(b.hdr.kernel_release, 'x', sizeof(b.hdr.kernel_release));
+	memcpy(b.hdr.kernel_release, "6.12.0-guest", 12);
+	s = parse_blob(&b);
+	ASSERT_NE(NULL, s);
+	memset(&v, 0, sizeof(v));
+	v.kernel = "6.1.0-host";
+	t = render(s, &v, VIEW_STATUS_TEXT);
+	ASSERT_TRUE(has_line(t, "kernel:       6.12.0-guest"
+			     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"));
+	free(t);
+	t = render(s, &v, VIEW_HIST_JSON);
+	ASSERT_NE(NULL, strstr(t, "\"kernel\":\"6.12.0-guest"));
+	free(t);
+	gl_snapshot_free(s);
+	blob_release(&b);
+}
+
 /* Names from the kernel are untrusted; huge numbers stay under 80 cols. */
 TEST(hostile_series)
 {
