@@ -35,7 +35,8 @@ USER_BIN := $(USER_OUT)/gpulat
 
 # Static build for the guest VM.
 USER_GUEST_OUT := build/guest
-USER_GUEST_OBJS := $(patsubst user/%.c,$(USER_GUEST_OUT)/obj/%.o,$(USER_LIB_SRCS))
+USER_GUEST_OBJ := build/guest-obj
+USER_GUEST_OBJS := $(patsubst user/%.c,$(USER_GUEST_OBJ)/%.o,$(USER_LIB_SRCS))
 USER_LIB_STATIC := $(USER_OUT)/libgpulat-static.a
 USER_GUEST_BIN := $(USER_GUEST_OUT)/bin/gpulat
 
@@ -85,7 +86,7 @@ $(USER_BIN): $(USER_OUT)/obj/gpulat.o $(USER_LIB)
 
 guest-user: $(USER_GUEST_BIN) $(USER_LIB_STATIC)
 
-$(USER_GUEST_OUT)/obj/%.o: user/%.c
+$(USER_GUEST_OBJ)/%.o: user/%.c
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CPPFLAGS) $(USER_CFLAGS) -c -o $@ $<
 
@@ -94,7 +95,7 @@ $(USER_LIB_STATIC): $(USER_GUEST_OBJS)
 	@rm -f $@
 	$(USER_AR) rcs $@ $^
 
-$(USER_GUEST_BIN): $(USER_GUEST_OUT)/obj/gpulat.o $(USER_LIB_STATIC)
+$(USER_GUEST_BIN): $(USER_GUEST_OBJ)/gpulat.o $(USER_LIB_STATIC)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) -static -o $@ $^ -lm
 
@@ -179,10 +180,10 @@ fuzz: $(USER_FUZZERS) $(USER_FUZZ_SEEDS)
 
 user-clean:
 	rm -rf $(USER_OUT) $(USER_UNIT_OUT) $(USER_FUZZ_OUT) \
-	       $(USER_GUEST_OUT)/obj $(USER_GUEST_BIN)
+	       $(USER_GUEST_OBJ) $(USER_GUEST_BIN)
 
 -include $(USER_OBJS:.o=.d) $(USER_OUT)/obj/gpulat.d
--include $(USER_GUEST_OBJS:.o=.d) $(USER_GUEST_OUT)/obj/gpulat.d
+-include $(USER_GUEST_OBJS:.o=.d) $(USER_GUEST_OBJ)/gpulat.d
 -include $(USER_UNIT_OBJS:.o=.d) $(USER_UNIT_OUT)/obj/gpulat.d
 -include $(USER_UNIT_HELPER_OBJS:.o=.d) $(USER_UNIT_TESTS:$(USER_UNIT_OUT)/%=$(USER_UNIT_OUT)/obj/t_%.d)
 -include $(USER_FUZZ_OBJS:.o=.d)

@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# gpulat top-level build.
+#
+#   make              the module (against the running kernel) and the tool
+#   make demo         set up, boot the module in a VM under load, show it
+#   make check        set up and run every test (host, fuzz, VM kernels)
+#
+# KDIR picks the kernel to build the module against (default: running one).
+# KERNELS lists the Debian kernels `make check` boots (see scripts/vmrun).
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+KERNELS ?= 6.1 6.12
+VMRUN_SMP ?= 2
+
+.DEFAULT_GOAL := all
+
+include user/user.mk
+
+.PHONY: all module module-clean guest guest-tests setup checkpatch \
+	modules-check vmtest check demo clean
+
+all: user
+	@if [ -d "$(KDIR)" ]; then $(MAKE) module; else \
+	 echo "note: no kernel build tree at $(KDIR): module not built" \
+	      "(set KDIR, or use make demo / make check to run it in a VM)"; fi
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+# Not kbuild's clean: with M= at the top it would delete every *.ko below,
+# the cached kernels' modules included.
+module-clean:
+	rm -f kmod/*.o kmod/*.ko kmod/*.mod kmod/*.mod.c kmod/.*.cmd \
+	      kmod/modules.order modules.order Module.symvers .*.cmd
+
+# --- Programs that run inside the test VM (static, no libraries needed) ---
+
+GUEST_TEST_SRCS := $(wildcard tests/kernel/*.c)
+GUEST_TESTS := $(patsubst tests/kernel/%.c,build/guest/tests/%,$(GUEST_TEST_SRCS))
+GUEST_SCRIPTS := $(patsubst tests/kernel/%,build/guest/tests/%,\
+		   $(wildcard tests/kernel/*.sh))
+
+guest: guest-user guest-tests
+
+guest-tests: $(GUEST_TESTS) $(GUEST_SCRIPTS)
+
+build/guest/tests/%: tests/kernel/%.c $(USER_LIB_STATIC) | user-selftest-check
+	@mkdir -p $(@D)
+	$(USER_CC) -D_GNU_SOURCE $(USER_INC) $(USER_SELFTEST_FLAGS) $(USER_CFLAGS) \
+		-static -o $@ $< $(USER_LIB_STATIC) -lm
+
+build/guest/tests/%.sh: tests/kernel/%.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
+# --- Checks ----------------------------------------------------------------
+
+# Host packages a fresh Debian machine lacks (idempotent, quiet when done).
+setup:
+	@scripts/setup-host
+
+checkpatch:
+	@perl $(SELFTEST_INC)/scripts/checkpatch.pl --no-tree --strict \
+		--terse --show-types --ignore BIT_MACRO \
+		-f kmod/*.c kmod/*.h kmod/compat/*.h kmod/uapi/*.h | \
+	 grep -v '^total: 0 errors, 0 warnings, 0 checks' | \
+	 { ! grep . ; } || { echo "not ok checkpatch"; exit 1; }
+	@echo "ok checkpatch"
+
+# Warning-free module builds against every kernel we boot.
+modules-check:
+	@set -e; for k in $(KERNELS); do \
+		scripts/build-module $$k >/dev/null; echo "ok build-module $$k"; \
+	done
+
+vmtest: guest
+	@set -e; for k in $(KERNELS); do \
+		echo "# kernel $$k"; \
+		scripts/vmrun --kernel $$k --smp $(VMRUN_SMP) \
+			tests/kernel/run.sh; \
+		echo "ok vmtest $$k"; \
+	done
+
+check: setup
+	$(MAKE) unit
+	$(MAKE) fuzz
+	$(MAKE) checkpatch
+	$(MAKE) modules-check
+	$(MAKE) vmtest
+	@echo "check: all passed"
+
+demo: setup guest
+	scripts/demo
+
+clean: user-clean module-clean
+	rm -rf build

@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the demo VM: a latency-inducing workload (two CPU hogs on
+# CPU 1, with a periodic background-priority sleeper there and another on
+# the idle CPU 0), then what gpulat shows about it.
+set -u
+echo "== gpulat status"
+gpulat status
+
+pids=""
+for i in 1 2; do
+	taskset -c 1 sh -c 'while :; do :; done' &
+	pids="$pids $!"
+done
+for c in 0 1; do
+	taskset -c "$c" nice -n 19 sh -c 'while :; do usleep 2000; done' &
+	pids="$pids $!"
+done
+
+echo
+echo "== gpulat hist sched --per-cpu 2 1   (one 2-second interval, under load)"
+gpulat hist sched --per-cpu 2 1
+
+kill $pids 2>/dev/null
+wait 2>/dev/null
+echo
+echo "== gpulat hist sched --json (totals since load, first lines)"
+gpulat hist sched --json | head -c 600
+echo
+echo
+echo "== head of /sys/kernel/debug/gpulat/sched"
+head -n 12 /sys/kernel/debug/gpulat/sched
