@@ -12,6 +12,7 @@
 #include "gpulat.h"
 
 #define GPULAT_BAR_WIDTH	24
+#define GPULAT_EMPTY_RUN	3	/* empty slots in a row that share a row */
 
 static struct dentry *gpulat_dir;
 
@@ -61,10 +62,13 @@ static void gpulat_show_summary(struct seq_file *m, const struct gpulat_hist *h)
 	seq_printf(m, "  max %s\n", gpulat_fmt_ns(b, sizeof(b), h->max_ns));
 }
 
-/* gpulat_show_bars - non-empty range of slots, bars scaled to the largest */
+/*
+ * gpulat_show_bars - slots from the first to the last non-empty one, bars
+ * scaled to the largest; runs of empty slots share a row
+ */
 static void gpulat_show_bars(struct seq_file *m, const struct gpulat_hist *h)
 {
-	u32 first = GPULAT_HIST_NR_BUCKETS, last = 0, i;
+	u32 first = GPULAT_HIST_NR_BUCKETS, last = 0, i, j;
 	u64 peak = 0;
 	char lo[24], hi[24];
 
@@ -78,15 +82,21 @@ static void gpulat_show_bars(struct seq_file *m, const struct gpulat_hist *h)
 	if (!peak)
 		return;
 	seq_printf(m, "%10s - %-10s %12s\n", "from", "to", "count");
-	for (i = first; i <= last; i++) {
+	for (i = first; i <= last; i = j + 1) {
 		unsigned int n = div64_u64(h->slots[i] * GPULAT_BAR_WIDTH +
 					   peak - 1, peak);
 
+		/* a run of empty slots reads as one empty range */
+		j = i;
+		while (!h->slots[i] && j + 1 < last && !h->slots[j + 1])
+			j++;
+		if (j - i + 1 < GPULAT_EMPTY_RUN)
+			j = i;
 		gpulat_fmt_ns(lo, sizeof(lo), gpulat_hist_lower(i));
-		if (i == GPULAT_HIST_OVERFLOW)
+		if (j == GPULAT_HIST_OVERFLOW)
 			strscpy(hi, "inf", sizeof(hi));
 		else
-			gpulat_fmt_ns(hi, sizeof(hi), gpulat_hist_upper(i));
+			gpulat_fmt_ns(hi, sizeof(hi), gpulat_hist_upper(j));
 		seq_printf(m, "%10s - %-10s %12llu |%.*s%*s|\n", lo, hi,
 			   h->slots[i], n, "************************",
 			   GPULAT_BAR_WIDTH - n, "");

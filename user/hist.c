@@ -31,6 +31,7 @@ static const struct {
 
 /* Widest histogram bar, in characters. */
 #define HIST_BAR_MAX	40
+#define HIST_EMPTY_RUN	3	/* empty slots in a row that share a row */
 
 static volatile sig_atomic_t hist_stop;
 
@@ -124,7 +125,10 @@ static void hist_text_summary(FILE *f, const struct gl_hist *h)
 	wrap_end(&w);
 }
 
-/* hist_text_rows - one row per slot from the first to the last non-empty */
+/*
+ * hist_text_rows - one row per slot from the first to the last non-empty;
+ * HIST_EMPTY_RUN or more empty slots in a row share one row
+ */
 static void hist_text_rows(FILE *f, const struct gl_hist *h)
 {
 	static const char stars[HIST_BAR_MAX + 1] =
@@ -152,17 +156,26 @@ static void hist_text_rows(FILE *f, const struct gl_hist *h)
 	if (bar > HIST_BAR_MAX)
 		bar = HIST_BAR_MAX;
 	for (i = first; i <= last; i++) {
+		int j = i;
+
 		n = 0;
 		if (h->slots[i]) {
 			n = (unsigned __int128)h->slots[i] * bar / top;
 			if (!n)
 				n = 1;
+		} else {
+			/* a run of empty slots reads as one empty range */
+			while (j + 1 < last && !h->slots[j + 1])
+				j++;
+			if (j - i < HIST_EMPTY_RUN - 1)
+				j = i;
 		}
 		units_ns(lo, sizeof(lo), gpulat_hist_lower(i));
-		if (i == GPULAT_HIST_OVERFLOW)
+		if (j == GPULAT_HIST_OVERFLOW)
 			snprintf(hi, sizeof(hi), "+inf");
 		else
-			units_ns(hi, sizeof(hi), gpulat_hist_upper(i));
+			units_ns(hi, sizeof(hi), gpulat_hist_upper(j));
+		i = j;
 		fprintf(f, "  %6s - %-6s : %*llu |%-*.*s|\n", lo, hi, cw,
 			(unsigned long long)h->slots[i], bar, n, stars);
 	}

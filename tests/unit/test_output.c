@@ -186,8 +186,10 @@ TEST_F(view, hist_text)
 	ASSERT_TRUE(has_line(t, "  36.9us - 41.0us :    46 |******                                  |"));
 	ASSERT_TRUE(has_line(t, "  3.07us - 3.33us :   300 |****************************************|"));
 	ASSERT_TRUE(has_line(t, "  2.82us - 3.07us :   100 |*************                           |"));
-	/* rows run from the first to the last non-empty slot, empty ones too */
-	ASSERT_TRUE(has_line(t, "  3.58us - 3.84us :     0 |                                        |"));
+	/* rows run from the first to the last non-empty slot; a run of
+	 * empty slots shares one row that spans them */
+	ASSERT_TRUE(has_line(t, "  3.33us - 36.9us :     0 |                                        |"));
+	ASSERT_EQ(NULL, strstr(t, "  3.58us - 3.84us"));
 	/* all at 1 ms in [983040, 1048576), interpolation capped at max */
 	ASSERT_TRUE(has_line(t, "count 15  p50 992us  p90 999us  p99 1.00ms  p99.9 1.00ms  max 1.00ms"));
 	ASSERT_TRUE(has_line(t, "   983us - 1.05ms :    15 |****************************************|"));
