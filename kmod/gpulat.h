@@ -94,7 +94,7 @@ extern struct gpulat_family gpulat_sched_family;
 #define GPULAT_CHECK_PROBE(tp, fn) ((void)sizeof(register_trace_##tp(fn, NULL)))
 
 static inline struct gpulat_hist *gpulat_fam_hist(struct gpulat_family *fam,
-						   int cpu, unsigned int idx)
+						  int cpu, unsigned int idx)
 {
 	struct gpulat_hist *h = per_cpu_ptr(fam->pcpu, cpu) + fam->hist_offset;
 
