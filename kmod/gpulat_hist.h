@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * Histogram arithmetic shared by the module, the BPF programs and the gpulat
- * tool, so that every side files a value into the same slot and reads the
+ * Histogram arithmetic shared by the module and the gpulat tool (and the
+ * planned BPF programs), so that every side files a value into the same slot and reads the
  * same bounds back.  Pure integer code: no kernel-only or libc-only calls.
  * The scheme itself (bounds, slot count) is ABI: see uapi/gpulat.h.
  */

@@ -2,8 +2,9 @@
 /*
  * gpulat - latency at the source for GPU servers.
  *
- * The binary ABI of /dev/gpulat, shared by the module, the BPF programs and
- * the gpulat tool.  Documentation/abi.rst is the prose version of this file.
+ * The binary ABI of /dev/gpulat, shared by the module and the gpulat tool
+ * (and by the planned BPF implementation of the same probes).
+ * Documentation/abi.rst is the prose version of this file.
  *
  * Rules: only __u32/__u64 (and fixed char arrays), naturally aligned,
  * explicit padding that must be zero, every ioctl argument starts with its
@@ -53,7 +54,7 @@ enum gpulat_sched_series {
 enum gpulat_sched_counter {
 	GPULAT_SCHED_NO_START	= 0,	/* switch-in without a start stamp */
 	GPULAT_SCHED_EVICTED	= 1,	/* stamp overwritten by another task */
-	GPULAT_SCHED_NEGATIVE	= 2,	/* end before start, see abi.rst */
+	GPULAT_SCHED_NEGATIVE	= 2,	/* end before start, or a wait over 6.5 days */
 };
 
 #define GPULAT_CPU_NONE		0xffffffffU
@@ -77,9 +78,10 @@ struct gpulat_version {
  * buf in one call.  The buffer then holds a struct gpulat_snap_header
  * followed by the sections it describes.
  *
- * needed is always set to the bytes the snapshot takes.  buf_size == 0 only
- * asks for that size (returns 0).  A buffer shorter than needed gets nothing
- * and the call fails with -ENOSPC.  The size can grow between two calls
+ * needed is set to the bytes the snapshot takes on success and on -ENOSPC.
+ * buf_size == 0 only asks for that size (returns 0).  A buffer shorter than
+ * needed gets nothing and the call fails with -ENOSPC.  Other errors:
+ * -EINVAL (size, flags), -E2BIG, -EFAULT, -ENOMEM.  The size can grow between two calls
  * (series appear at run time): retry with the new needed.
  */
 struct gpulat_snapshot_req {
@@ -100,10 +102,18 @@ struct gpulat_reset {
 
 #define GPULAT_RESET_SIZE_VER0		8
 
+/*
+ * The size encoded in a command number is frozen at the first version of
+ * its struct: a struct that grows keeps its command, and its own size
+ * field tells the module how much the caller passed.
+ */
 #define GPULAT_IOC_MAGIC	0xB7
-#define GPULAT_IOC_VERSION	_IOWR(GPULAT_IOC_MAGIC, 0x00, struct gpulat_version)
-#define GPULAT_IOC_SNAPSHOT	_IOWR(GPULAT_IOC_MAGIC, 0x01, struct gpulat_snapshot_req)
-#define GPULAT_IOC_RESET	_IOW(GPULAT_IOC_MAGIC, 0x02, struct gpulat_reset)
+#define GPULAT_IOC_VERSION	_IOC(_IOC_READ | _IOC_WRITE, GPULAT_IOC_MAGIC, \
+				     0x00, GPULAT_VERSION_SIZE_VER0)
+#define GPULAT_IOC_SNAPSHOT	_IOC(_IOC_READ | _IOC_WRITE, GPULAT_IOC_MAGIC, \
+				     0x01, GPULAT_SNAPSHOT_SIZE_VER0)
+#define GPULAT_IOC_RESET	_IOC(_IOC_WRITE, GPULAT_IOC_MAGIC, \
+				     0x02, GPULAT_RESET_SIZE_VER0)
 
 /* --- The snapshot blob ------------------------------------------------- */
 
