@@ -7,12 +7,14 @@
  *
  * The CPU of a sample is the CPU the task was switched in on.
  *
- * Start stamps live in one table indexed by pid.  Each entry is one u64,
- * written whole, so entries never tear:
+ * Start stamps live in one table of 2^bits entries indexed by the low pid
+ * bits.  Each entry is one u64, written whole, so entries never tear:
  *
- *   bits 63..23  start time, CLOCK_MONOTONIC ns modulo 2^41
- *   bit  22      1 = preempted, 0 = woken
- *   bits 21..0   pid (pids are below PID_MAX_LIMIT = 2^22)
+ *   bits 63..14  start time, CLOCK_MONOTONIC ns modulo 2^50 (13 days)
+ *   bit  13      entry in use
+ *   bit  12      1 = preempted, 0 = woken
+ *   bits 11..0   the pid bits above the index (pids are below
+ *                PID_MAX_LIMIT = 2^22 and the index has >= 10 bits)
  *
  * All writes to one task's entry happen under that task's run-queue lock,
  * so they are serialised.  Two tasks whose pids collide in the table can
@@ -33,9 +35,12 @@
 #include "gpulat.h"
 #include "compat/gpulat_compat.h"
 
-#define STAMP_PID_MASK		((1ULL << 22) - 1)
-#define STAMP_PREEMPT		BIT_ULL(22)
-#define STAMP_TS_SHIFT		23
+#define STAMP_PID_BITS		22
+#define STAMP_MIN_BITS		10
+#define STAMP_PID_HI_MASK	((1ULL << (STAMP_PID_BITS - STAMP_MIN_BITS)) - 1)
+#define STAMP_PREEMPT		BIT_ULL(12)
+#define STAMP_USED		BIT_ULL(13)
+#define STAMP_TS_SHIFT		14
 
 enum {
 	SCHED_HIT_WAKEUP = GPULAT_SCHED_NEGATIVE + 1,
@@ -70,9 +75,14 @@ static __always_inline u64 *sched_slot(pid_t pid)
 	return &sched_stamps[((p & 7) << (sched_bits - 3)) | (p >> 3)];
 }
 
+static __always_inline u64 sched_tag(pid_t pid)
+{
+	return STAMP_USED | ((u32)pid >> sched_bits);
+}
+
 static __always_inline bool sched_owns(u64 entry, pid_t pid)
 {
-	return entry && (entry & STAMP_PID_MASK) == (u32)pid;
+	return (entry & (STAMP_USED | STAMP_PID_HI_MASK)) == sched_tag(pid);
 }
 
 /*
@@ -92,7 +102,7 @@ static __always_inline void sched_start(pid_t pid, u64 kind, u64 now,
 	} else if (old) {
 		this_cpu_inc(sched_pc->counters[GPULAT_SCHED_EVICTED]);
 	}
-	WRITE_ONCE(*slot, (now << STAMP_TS_SHIFT) | kind | (u32)pid);
+	WRITE_ONCE(*slot, (now << STAMP_TS_SHIFT) | kind | sched_tag(pid));
 }
 
 /* sched_end - @pid runs at @now: file its wait */
@@ -106,7 +116,11 @@ static __always_inline void sched_end(pid_t pid, u64 now)
 		return;
 	}
 	WRITE_ONCE(*slot, 0);
-	/* 41-bit stamps: subtract in the top bits, read the result signed */
+	/*
+	 * 50-bit stamps: subtract in the top bits and read the result signed,
+	 * so a stamp from the future (clock skew) is negative; so is a wait
+	 * beyond 2^49 ns (6.5 days), which no runnable task survives.
+	 */
 	delta = (s64)((now << STAMP_TS_SHIFT) -
 		      (old & ~((1ULL << STAMP_TS_SHIFT) - 1))) >> STAMP_TS_SHIFT;
 	if (unlikely(delta < 0)) {
@@ -161,7 +175,8 @@ static int sched_init(struct gpulat_family *fam, void __percpu *pcpu)
 
 	if (!n)
 		n = 1024UL * num_possible_cpus();
-	n = roundup_pow_of_two(clamp(n, 1024UL, STAMP_PID_MASK + 1));
+	n = roundup_pow_of_two(clamp(n, 1UL << STAMP_MIN_BITS,
+				     1UL << STAMP_PID_BITS));
 	sched_stamps = kvcalloc(n, sizeof(u64), GFP_KERNEL);
 	if (!sched_stamps)
 		return -ENOMEM;
@@ -177,13 +192,19 @@ static void sched_exit(struct gpulat_family *fam)
 	sched_stamps = NULL;
 }
 
+/*
+ * Attached in this order: sched_switch first, so that every stamp a wakeup
+ * sets is cleared by the switch probe if the task sleeps again; the other
+ * order would let a task woken between the two attaches carry its sleep
+ * into its first sample.
+ */
 static struct gpulat_tp sched_tps[] = {
+	{ .name = "sched_switch", .probe = sched_probe_switch,
+	  .hit_idx = SCHED_HIT_SWITCH },
 	{ .name = "sched_wakeup", .probe = sched_probe_wakeup,
 	  .hit_idx = SCHED_HIT_WAKEUP },
 	{ .name = "sched_wakeup_new", .probe = sched_probe_wakeup_new,
 	  .hit_idx = SCHED_HIT_WAKEUP_NEW },
-	{ .name = "sched_switch", .probe = sched_probe_switch,
-	  .hit_idx = SCHED_HIT_SWITCH },
 };
 
 static const struct gpulat_series_desc sched_series[] = {
