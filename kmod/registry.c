@@ -57,39 +57,43 @@ static void gpulat_family_detach(struct gpulat_family *fam)
 /*
  * gpulat_family_attach - attach all of a family's tracepoints, or none
  *
- * A family whose tracepoints are missing stays detached and says why in
- * each tracepoint's state; that is not an error for the module.
+ * A family whose tracepoints are missing, or one that fails to register,
+ * stays off and says why in each tracepoint's state; the module and the
+ * other families go on.
  */
-static int gpulat_family_attach(struct gpulat_family *fam)
+static bool gpulat_family_attach(struct gpulat_family *fam)
 {
+	bool missing = false;
 	unsigned int i;
 	int ret;
 
 	for_each_kernel_tracepoint(gpulat_tp_match, fam);
 	for (i = 0; i < fam->nr_tps; i++) {
-		if (!fam->tps[i].tp) {
-			fam->tps[i].state = GPULAT_PROBE_MISSING;
-			pr_info("%s: tracepoint %s not found, family off\n",
-				fam->name, fam->tps[i].name);
-			return 0;
-		}
+		if (fam->tps[i].tp)
+			continue;
+		fam->tps[i].state = GPULAT_PROBE_MISSING;
+		pr_info("%s: tracepoint %s not found, family off\n",
+			fam->name, fam->tps[i].name);
+		missing = true;
 	}
+	if (missing)
+		return false;
 	for (i = 0; i < fam->nr_tps; i++) {
 		struct gpulat_tp *t = &fam->tps[i];
 
 		ret = tracepoint_probe_register(t->tp, t->probe, NULL);
 		if (ret) {
-			pr_err("%s: cannot attach %s: %d\n", fam->name,
-			       t->name, ret);
+			pr_err("%s: cannot attach %s: %d, family off\n",
+			       fam->name, t->name, ret);
+			gpulat_family_detach(fam);
 			t->state = GPULAT_PROBE_FAILED;
 			t->error = -ret;
-			gpulat_family_detach(fam);
-			return ret;
+			return false;
 		}
 		t->state = GPULAT_PROBE_ATTACHED;
 	}
 	fam->attached = true;
-	return 0;
+	return true;
 }
 
 /* gpulat_family_free - release what gpulat_family_setup() took */
@@ -119,10 +123,12 @@ static int gpulat_family_setup(struct gpulat_family *fam)
 		fam->pcpu = NULL;
 		return ret;
 	}
-	ret = gpulat_family_attach(fam);
-	if (ret)
+	if (!gpulat_family_attach(fam)) {
+		/* a probe attached before the failure may still be running */
+		tracepoint_synchronize_unregister();
 		gpulat_family_free(fam);
-	return ret;
+	}
+	return 0;
 }
 
 int gpulat_registry_init(void)
