@@ -25,8 +25,9 @@ struct gpulat_hist {
 /*
  * gpulat_hist_record - file one sample on this CPU
  *
- * The slot is bumped before count so that a reader that loads count first
- * never sees count ahead of the slots.  The max update is not atomic
+ * The slot is bumped before count (ordered for other CPUs by smp_wmb(), a
+ * compiler barrier on x86) so that a reader that loads count first never
+ * sees count ahead of the slots.  The max update is not atomic
  * against a probe nesting on the same CPU; the families call this with
  * interrupts off, where nothing nests.
  */
@@ -37,6 +38,7 @@ static __always_inline void gpulat_hist_record(struct gpulat_hist __percpu *h,
 	this_cpu_add(h->sum_ns, ns);
 	if (ns > this_cpu_read(h->max_ns))
 		this_cpu_write(h->max_ns, ns);
+	smp_wmb();	/* slot before count; pairs with the snapshot's rmb */
 	this_cpu_inc(h->count);
 }
 

@@ -83,6 +83,7 @@ static int gpulat_snap_series(struct gpulat_snap_ctx *ctx,
 				sizeof(rec->name));
 			/* count first: it never runs ahead of the slots */
 			rec->count = READ_ONCE(h->count);
+			smp_rmb();	/* pairs with gpulat_hist_record() */
 			rec->sum_ns = READ_ONCE(h->sum_ns);
 			rec->max_ns = READ_ONCE(h->max_ns);
 			for (i = 0; i < GPULAT_HIST_NR_BUCKETS; i++)
