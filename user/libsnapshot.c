@@ -438,8 +438,9 @@ static void gl_series_diff(struct gpulat_series *d, bool *exact,
  * gl_snapshot_diff - what happened between @old and @new.
  *
  * Series and counters are matched by (family, id, cpu, key) and subtracted;
- * one missing from @old counts from zero.  If the generation differs the
- * module was reset in between and the result is @new itself.  The header
+ * one missing from @old counts from zero.  If the generation or the reset
+ * time differs, the module was reset (or reloaded, which starts the
+ * generation at 0 again) in between and the result is @new itself.  The header
  * is @new's, with reset_time_ns set to the start of the interval.
  */
 int gl_snapshot_diff(const struct gl_snapshot *old,
@@ -457,7 +458,8 @@ int gl_snapshot_diff(const struct gl_snapshot *old,
 	d = gl_snapshot_copy(new);
 	if (!d)
 		return -ENOMEM;
-	reset = old->hdr.generation != new->hdr.generation;
+	reset = old->hdr.generation != new->hdr.generation ||
+		old->hdr.reset_time_ns != new->hdr.reset_time_ns;
 	if (!reset) {
 		d->hdr.reset_time_ns = old->hdr.time_ns;
 		for (i = 0; i < d->nr_series; i++) {

@@ -212,6 +212,26 @@ TEST_F(pair, reset_generation)
 	gl_snapshot_free(n);
 }
 
+/* A reload restarts the generation at 0: the reset time tells. */
+TEST_F(pair, reload_same_generation)
+{
+	struct gl_snapshot *o, *n, *d;
+
+	self->new.hdr.generation = self->old.hdr.generation;
+	self->new.hdr.reset_time_ns = self->old.hdr.time_ns + 5;
+	o = parse_blob(&self->old);
+	n = parse_blob(&self->new);
+	ASSERT_EQ(0, gl_snapshot_diff(o, n, &d));
+	ASSERT_EQ(gl_snapshot_nr_series(n), gl_snapshot_nr_series(d));
+	ASSERT_EQ(gl_snapshot_series(n, 0)->count,
+		  gl_snapshot_series(d, 0)->count);
+	ASSERT_EQ(self->new.hdr.reset_time_ns,
+		  gl_snapshot_header(d)->reset_time_ns);
+	gl_snapshot_free(d);
+	gl_snapshot_free(o);
+	gl_snapshot_free(n);
+}
+
 /* A series absent from old counts from zero; one gone from new is gone. */
 TEST_F(pair, new_series)
 {
