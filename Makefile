@@ -18,7 +18,7 @@ VMRUN_SMP ?= 2
 include user/user.mk
 
 .PHONY: all module module-clean guest guest-tests setup checkpatch \
-	modules-check vmtest check demo clean
+	modules-check vmtest check demo clean bench bench-quick
 
 all: user
 	@if [ -d "$(KDIR)" ]; then $(MAKE) module; else \
@@ -63,7 +63,8 @@ setup:
 checkpatch:
 	@perl $(SELFTEST_INC)/scripts/checkpatch.pl --no-tree --strict \
 		--terse --show-types --ignore BIT_MACRO \
-		-f kmod/*.c kmod/*.h kmod/compat/*.h kmod/uapi/*.h | \
+		-f kmod/*.c kmod/*.h kmod/compat/*.h kmod/uapi/*.h \
+		   tests/kmod/*.c tests/kmod/*.h | \
 	 grep -v '^total: 0 errors, 0 warnings, 0 checks' | \
 	 { ! grep . ; } || { echo "not ok checkpatch"; exit 1; }
 	@echo "ok checkpatch"
@@ -74,12 +75,22 @@ modules-check:
 		scripts/build-module $$k >/dev/null; echo "ok build-module $$k"; \
 	done
 
+# Kernel modules and host programs the VM tests use.
+VMTEST_ARGS := --net --kmod null_blk --kmod veth --kmod sch_netem \
+	--add $(shell command -v ip) --add $(shell command -v tc)
+
+# Every test on each kernel, then the IRQ tests again with threaded
+# interrupts (the NVIDIA driver's handlers run in irq/N threads then).
 vmtest: guest
 	@set -e; for k in $(KERNELS); do \
 		echo "# kernel $$k"; \
-		scripts/vmrun --kernel $$k --smp $(VMRUN_SMP) \
+		scripts/vmrun --kernel $$k --smp $(VMRUN_SMP) $(VMTEST_ARGS) \
 			tests/kernel/run.sh; \
 		echo "ok vmtest $$k"; \
+		echo "# kernel $$k, threadirqs"; \
+		scripts/vmrun --kernel $$k --smp $(VMRUN_SMP) $(VMTEST_ARGS) \
+			--append threadirqs tests/kernel/run.sh '*irq*'; \
+		echo "ok vmtest $$k threadirqs"; \
 	done
 
 check: setup
@@ -88,7 +99,16 @@ check: setup
 	$(MAKE) checkpatch
 	$(MAKE) modules-check
 	$(MAKE) vmtest
+	$(MAKE) bench-quick
 	@echo "check: all passed"
+
+# Overhead, deterministic (QEMU -icount): see Documentation/overhead.rst.
+bench:
+	@set -e; for k in $(KERNELS); do scripts/bench --kernel $$k; done
+
+# A short run that keeps the benchmark working; no thresholds.
+bench-quick:
+	scripts/bench --quick
 
 demo: setup guest
 	scripts/demo

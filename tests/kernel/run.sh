@@ -1,10 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Runs every in-VM test (kselftest style) and prints KTAP: each test's own
+# Runs the in-VM tests (kselftest style) and prints KTAP: each test's own
 # TAP nested and indented, then its result line.  Exits 1 if any failed.
+# Tests are the executables beside this script; PATTERN (a shell glob)
+# picks some of them.
+# usage: run.sh [PATTERN]
 cd /gpulat/tests || exit 1
-TESTS="ioctl_test sched_test load_cycles.sh"
+PATTERN=${1:-*}
 KSFT_SKIP=4
+TESTS=""
+for t in *; do
+	[ -x "$t" ] && [ "$t" != run.sh ] || continue
+	case "$t" in $PATTERN) TESTS="$TESTS $t" ;; esac
+done
 
 set -- $TESTS
 echo "TAP version 13"
