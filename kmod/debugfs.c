@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 
 #include "gpulat.h"
+#include "keyed.h"
 
 #define GPULAT_BAR_WIDTH	24
 #define GPULAT_EMPTY_RUN	3	/* empty slots in a row that share a row */
@@ -129,6 +130,54 @@ static void gpulat_show_per_cpu(struct seq_file *m, struct gpulat_family *fam,
 	}
 }
 
+/* gpulat_ghist_copy - a keyed histogram as a plain one, for the math */
+static void gpulat_ghist_copy(struct gpulat_hist *h, struct gpulat_ghist *g)
+{
+	unsigned int i;
+
+	h->count = atomic64_read(&g->count);
+	h->sum_ns = atomic64_read(&g->sum_ns);
+	h->max_ns = atomic64_read(&g->max_ns);
+	for (i = 0; i < GPULAT_HIST_NR_BUCKETS; i++)
+		h->slots[i] = atomic64_read(&g->slots[i]);
+}
+
+/* gpulat_show_keyed - one summary line per key and series with samples */
+static void gpulat_show_keyed(struct seq_file *m, struct gpulat_family *fam,
+			      struct gpulat_hist *h)
+{
+	struct gpulat_keyed *kd = fam->keyed;
+	unsigned int k, s, limit = gpulat_keyed_limit(kd);
+	char p50[24], p99[24], mx[24];
+
+	seq_printf(m, "\nper key (%u of at most %u keys):\n", limit,
+		   kd->max_keys);
+	seq_printf(m, "%-22s %-16s %10s %9s %9s %9s\n", "series", "key",
+		   "count", "p50", "p99", "max");
+	for (k = 0; k < limit; k++) {
+		/* ready: the key's name is written (gpulat_key_add) */
+		if (!smp_load_acquire(&kd->keys[k].ready))
+			continue;
+		for (s = 0; s < kd->nr_series; s++) {
+			gpulat_ghist_copy(h, gpulat_key_hist(kd, k, s));
+			if (!h->count)
+				continue;
+			seq_printf(m, "%-22s %-16s %10llu %9s %9s %9s\n",
+				   kd->series[s].name, kd->keys[k].name,
+				   h->count,
+				   gpulat_fmt_ns(p50, sizeof(p50),
+						 gpulat_hist_quantile(h->slots,
+								      GPULAT_HIST_NR_BUCKETS,
+								      h->max_ns, 500000)),
+				   gpulat_fmt_ns(p99, sizeof(p99),
+						 gpulat_hist_quantile(h->slots,
+								      GPULAT_HIST_NR_BUCKETS,
+								      h->max_ns, 990000)),
+				   gpulat_fmt_ns(mx, sizeof(mx), h->max_ns));
+		}
+	}
+}
+
 static int gpulat_family_show(struct seq_file *m, void *unused)
 {
 	struct gpulat_family *fam = m->private;
@@ -141,6 +190,8 @@ static int gpulat_family_show(struct seq_file *m, void *unused)
 		seq_puts(m, "family is off (see probes below)\n");
 		goto probes;
 	}
+	if (!fam->attached)
+		seq_puts(m, "family is off; the data below is kept from before\n");
 	seq_printf(m, "memory: %zu bytes per CPU, %zu bytes shared\n",
 		   fam->pcpu_size, fam->extra_bytes);
 
@@ -150,12 +201,15 @@ static int gpulat_family_show(struct seq_file *m, void *unused)
 	mutex_lock(&gpulat_lock);
 	for (i = 0; i < fam->nr_series; i++) {
 		gpulat_hist_sum(fam, i, cpu_possible_mask, h);
-		seq_printf(m, "\n%s: %s, all CPUs\n", fam->series[i].name,
-			   fam->series[i].what);
+		seq_printf(m, "\n%s%s%s: %s, all CPUs\n", fam->series[i].name,
+			   fam->series[i].key_name ? " " : "",
+			   fam->series[i].key_name ?: "", fam->series[i].what);
 		gpulat_show_summary(m, h);
 		gpulat_show_bars(m, h);
 		gpulat_show_per_cpu(m, fam, i);
 	}
+	if (fam->keyed)
+		gpulat_show_keyed(m, fam, h);
 	mutex_unlock(&gpulat_lock);
 	kfree(h);
 

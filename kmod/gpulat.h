@@ -52,12 +52,20 @@ struct gpulat_tp {
 	unsigned int hit_idx;		/* index into the family's counters */
 };
 
-/* A histogram series of a family: one gpulat_hist per CPU. */
+/*
+ * A histogram series of a family: one gpulat_hist per CPU, or, in a
+ * family's keyed set, one shared gpulat_ghist per key.  A per-CPU series
+ * may carry a fixed key (a softirq vector).
+ */
 struct gpulat_series_desc {
 	u32 id;
 	const char *name;		/* "sched.wakeup" */
 	const char *what;		/* "sched_wakeup -> switch-in", for debugfs */
+	u64 key;
+	const char *key_name;		/* NULL: none */
 };
+
+struct gpulat_keyed;
 
 /*
  * A probe family.  Everything a family's probes write lives in one per-CPU
@@ -78,15 +86,25 @@ struct gpulat_family {
 	size_t pcpu_size;
 	size_t hist_offset;
 	size_t counter_offset;
+	struct gpulat_keyed *keyed;	/* NULL: no keyed series */
 	int (*init)(struct gpulat_family *fam, void __percpu *pcpu);
 	void (*exit)(struct gpulat_family *fam);
+	/* copy up to @max timeline events, oldest first; may be NULL */
+	unsigned int (*events)(struct gpulat_family *fam,
+			       struct gpulat_event *out, unsigned int max);
 	size_t extra_bytes;		/* memory beyond the per-CPU block */
-	bool enabled;			/* module parameter */
-	bool attached;
-	void __percpu *pcpu;
+	bool enabled;			/* module parameter: on at load */
+	bool attached;			/* probes on; under gpulat_lock */
+	void __percpu *pcpu;		/* NULL until first switched on */
 };
 
 extern struct gpulat_family gpulat_sched_family;
+extern struct gpulat_family gpulat_block_family;
+extern struct gpulat_family gpulat_net_family;
+extern struct gpulat_family gpulat_irq_family;
+extern struct gpulat_family gpulat_softirq_family;
+extern struct gpulat_family gpulat_nvidia_family;
+extern struct gpulat_family gpulat_mm_family;
 
 /*
  * A probe whose prototype drifted from the running kernel's tracepoint must
@@ -117,10 +135,12 @@ extern u32 gpulat_generation;
 
 int gpulat_registry_init(void);
 void gpulat_registry_exit(void);
+struct gpulat_family *gpulat_family_by_id(u32 id);
+int gpulat_family_switch(struct gpulat_family *fam, bool on);
 u64 gpulat_counter_sum(struct gpulat_family *fam, unsigned int idx);
 void gpulat_hist_sum(struct gpulat_family *fam, unsigned int idx,
 		     const struct cpumask *cpus, struct gpulat_hist *out);
-void gpulat_reset_all(void);
+int gpulat_reset_all(void);
 
 /* snapshot.c */
 long gpulat_snapshot_to_user(void __user *buf, u64 buf_size, u64 *needed);

@@ -97,9 +97,31 @@ static long gpulat_ioc_reset(void __user *uarg)
 	if (r.flags)
 		return -EINVAL;
 	mutex_lock(&gpulat_lock);
-	gpulat_reset_all();
+	ret = gpulat_reset_all();
 	mutex_unlock(&gpulat_lock);
-	return 0;
+	return ret;
+}
+
+static long gpulat_ioc_family(void __user *uarg)
+{
+	struct gpulat_family_req r;
+	struct gpulat_family *fam;
+	u32 usize;
+	int ret;
+
+	ret = gpulat_copy_in(&r, sizeof(r), GPULAT_FAMILY_SIZE_VER0, uarg,
+			     &usize);
+	if (ret)
+		return ret;
+	if (r.flags || r.enable > 1)
+		return -EINVAL;
+	fam = gpulat_family_by_id(r.family);
+	if (!fam)
+		return -ENOENT;
+	mutex_lock(&gpulat_lock);
+	ret = gpulat_family_switch(fam, r.enable);
+	mutex_unlock(&gpulat_lock);
+	return ret;
 }
 
 static long gpulat_ioctl(struct file *file, unsigned int cmd,
@@ -114,6 +136,8 @@ static long gpulat_ioctl(struct file *file, unsigned int cmd,
 		return gpulat_ioc_snapshot(uarg);
 	case GPULAT_IOC_RESET:
 		return gpulat_ioc_reset(uarg);
+	case GPULAT_IOC_FAMILY:
+		return gpulat_ioc_family(uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -6,27 +6,47 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/stop_machine.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
 #include "gpulat.h"
+#include "keyed.h"
 
 struct gpulat_family *gpulat_families[] = {
 	&gpulat_sched_family,
+	&gpulat_block_family,
+	&gpulat_net_family,
+	&gpulat_irq_family,
+	&gpulat_softirq_family,
+	&gpulat_nvidia_family,
+	&gpulat_mm_family,
 };
 
 unsigned int gpulat_nr_families = ARRAY_SIZE(gpulat_families);
 
-/* Serialises snapshot, reset and debugfs readers against each other. */
+/*
+ * Serialises snapshot, reset, family switches and debugfs readers against
+ * each other; never taken by a probe.
+ */
 DEFINE_MUTEX(gpulat_lock);
 u64 gpulat_reset_time_ns;
 u32 gpulat_generation;
+
+struct gpulat_family *gpulat_family_by_id(u32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < gpulat_nr_families; i++)
+		if (gpulat_families[i]->id == id)
+			return gpulat_families[i];
+	return NULL;
+}
 
 /* gpulat_tp_match - for_each_kernel_tracepoint() callback */
 static void gpulat_tp_match(struct tracepoint *tp, void *priv)
@@ -57,11 +77,10 @@ static void gpulat_family_detach(struct gpulat_family *fam)
 /*
  * gpulat_family_attach - attach all of a family's tracepoints, or none
  *
- * A family whose tracepoints are missing, or one that fails to register,
- * stays off and says why in each tracepoint's state; the module and the
- * other families go on.
+ * A family whose tracepoints are missing (-ENODEV), or one that fails to
+ * register, stays off and says why in each tracepoint's state.
  */
-static bool gpulat_family_attach(struct gpulat_family *fam)
+static int gpulat_family_attach(struct gpulat_family *fam)
 {
 	bool missing = false;
 	unsigned int i;
@@ -77,7 +96,7 @@ static bool gpulat_family_attach(struct gpulat_family *fam)
 		missing = true;
 	}
 	if (missing)
-		return false;
+		return -ENODEV;
 	for (i = 0; i < fam->nr_tps; i++) {
 		struct gpulat_tp *t = &fam->tps[i];
 
@@ -88,67 +107,112 @@ static bool gpulat_family_attach(struct gpulat_family *fam)
 			gpulat_family_detach(fam);
 			t->state = GPULAT_PROBE_FAILED;
 			t->error = -ret;
-			return false;
+			return ret;
 		}
 		t->state = GPULAT_PROBE_ATTACHED;
+		t->error = 0;
 	}
 	fam->attached = true;
-	return true;
+	return 0;
 }
 
-/* gpulat_family_free - release what gpulat_family_setup() took */
+/* gpulat_family_free - release what gpulat_family_alloc() took */
 static void gpulat_family_free(struct gpulat_family *fam)
 {
-	if (fam->exit && fam->pcpu)
+	if (!fam->pcpu)
+		return;
+	if (fam->exit)
 		fam->exit(fam);
+	if (fam->keyed)
+		gpulat_keyed_free(fam->keyed);
 	free_percpu(fam->pcpu);
 	fam->pcpu = NULL;
 }
 
-static int gpulat_family_setup(struct gpulat_family *fam)
+/* gpulat_family_alloc - a family's memory, taken once, at its first use */
+static int gpulat_family_alloc(struct gpulat_family *fam)
 {
-	unsigned int i;
 	int ret;
 
-	for (i = 0; i < fam->nr_tps; i++)
-		fam->tps[i].state = GPULAT_PROBE_DISABLED;
-	if (!fam->enabled)
+	if (fam->pcpu)
 		return 0;
 	fam->pcpu = __alloc_percpu(fam->pcpu_size, SMP_CACHE_BYTES);
 	if (!fam->pcpu)
 		return -ENOMEM;
+	fam->extra_bytes = 0;
+	if (fam->keyed) {
+		ret = gpulat_keyed_alloc(fam->keyed);
+		if (ret) {
+			free_percpu(fam->pcpu);
+			fam->pcpu = NULL;
+			return ret;
+		}
+		fam->extra_bytes = gpulat_keyed_bytes(fam->keyed);
+	}
 	ret = fam->init ? fam->init(fam, fam->pcpu) : 0;
 	if (ret) {
-		free_percpu(fam->pcpu);
-		fam->pcpu = NULL;
-		return ret;
-	}
-	if (!gpulat_family_attach(fam)) {
-		/* a probe attached before the failure may still be running */
-		tracepoint_synchronize_unregister();
+		fam->exit = NULL;	/* init cleaned up after itself */
 		gpulat_family_free(fam);
 	}
-	return 0;
+	return ret;
+}
+
+/*
+ * gpulat_family_switch - attach or detach a family's probes
+ *
+ * Memory stays once taken: a family switched off keeps its histograms,
+ * which snapshots go on listing.
+ */
+int gpulat_family_switch(struct gpulat_family *fam, bool on)
+{
+	int ret;
+
+	lockdep_assert_held(&gpulat_lock);
+	if (on == fam->attached)
+		return 0;
+	if (!on) {
+		gpulat_family_detach(fam);
+		fam->attached = false;
+		tracepoint_synchronize_unregister();
+		return 0;
+	}
+	if (!fam->nr_tps)
+		return -ENODEV;
+	ret = gpulat_family_alloc(fam);
+	if (ret)
+		return ret;
+	ret = gpulat_family_attach(fam);
+	if (ret) {
+		/* a probe attached before the failure may still be running */
+		tracepoint_synchronize_unregister();
+	}
+	return ret;
 }
 
 int gpulat_registry_init(void)
 {
-	unsigned int i;
-	int ret;
+	unsigned int i, j;
+	int ret = 0;
 
 	gpulat_reset_time_ns = ktime_get_ns();
+	mutex_lock(&gpulat_lock);
 	for (i = 0; i < gpulat_nr_families; i++) {
-		ret = gpulat_family_setup(gpulat_families[i]);
+		struct gpulat_family *fam = gpulat_families[i];
+
+		for (j = 0; j < fam->nr_tps; j++)
+			fam->tps[j].state = GPULAT_PROBE_DISABLED;
+		if (!fam->enabled)
+			continue;
+		ret = gpulat_family_switch(fam, true);
+		/* a kernel without a family's tracepoints still loads */
+		if (ret && ret != -ENOMEM)
+			ret = 0;
 		if (ret)
-			goto err;
+			break;
 	}
-	return 0;
-err:
-	while (i--)
-		gpulat_family_detach(gpulat_families[i]);
-	tracepoint_synchronize_unregister();
-	for (i = 0; i < gpulat_nr_families; i++)
-		gpulat_family_free(gpulat_families[i]);
+	mutex_unlock(&gpulat_lock);
+	if (ret)
+		gpulat_registry_exit();
 	return ret;
 }
 
@@ -156,14 +220,16 @@ void gpulat_registry_exit(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < gpulat_nr_families; i++)
+	mutex_lock(&gpulat_lock);
+	for (i = 0; i < gpulat_nr_families; i++) {
 		gpulat_family_detach(gpulat_families[i]);
+		gpulat_families[i]->attached = false;
+	}
+	mutex_unlock(&gpulat_lock);
 	/* no probe may still run when the memory below goes away */
 	tracepoint_synchronize_unregister();
-	for (i = 0; i < gpulat_nr_families; i++) {
-		gpulat_families[i]->attached = false;
+	for (i = 0; i < gpulat_nr_families; i++)
 		gpulat_family_free(gpulat_families[i]);
-	}
 }
 
 /* gpulat_counter_sum - a family counter summed over possible CPUs */
@@ -198,42 +264,43 @@ void gpulat_hist_sum(struct gpulat_family *fam, unsigned int idx,
 	}
 }
 
-/* gpulat_zero_cpu - zero every family's block of @cpu */
-static void gpulat_zero_cpu(int cpu)
+/*
+ * gpulat_reset_stopped - zero every histogram and counter
+ *
+ * Runs under stop_machine(): every other CPU spins with interrupts off,
+ * and none can be inside a probe (probes run with preemption off, which
+ * the stopper waits out), so no record is caught halfway and each count
+ * still equals the sum of its slots afterwards.
+ */
+static int gpulat_reset_stopped(void *unused)
 {
 	unsigned int i;
+	int cpu;
 
 	for (i = 0; i < gpulat_nr_families; i++) {
 		struct gpulat_family *fam = gpulat_families[i];
+		struct gpulat_keyed *kd = fam->keyed;
 
-		if (fam->pcpu)
+		if (!fam->pcpu)
+			continue;
+		for_each_possible_cpu(cpu)
 			memset(per_cpu_ptr(fam->pcpu, cpu), 0, fam->pcpu_size);
+		if (kd)
+			memset(kd->hists, 0, (size_t)kd->max_keys *
+			       kd->nr_series * sizeof(*kd->hists));
 	}
+	return 0;
 }
 
-/*
- * gpulat_reset_cpu - zero this CPU's data
- *
- * Runs in the IPI with interrupts off, so no probe on this CPU is halfway
- * through a record (they all run with interrupts off too): count and slots
- * stay consistent across a reset.
- */
-static void gpulat_reset_cpu(void *unused)
+int gpulat_reset_all(void)
 {
-	gpulat_zero_cpu(smp_processor_id());
-}
-
-void gpulat_reset_all(void)
-{
-	int cpu;
+	int ret;
 
 	lockdep_assert_held(&gpulat_lock);
-	cpus_read_lock();
-	on_each_cpu(gpulat_reset_cpu, NULL, 1);
-	for_each_possible_cpu(cpu)
-		if (!cpu_online(cpu))
-			gpulat_zero_cpu(cpu);
-	cpus_read_unlock();
+	ret = stop_machine(gpulat_reset_stopped, NULL, NULL);
+	if (ret)
+		return ret;
 	gpulat_generation++;
 	gpulat_reset_time_ns = ktime_get_ns();
+	return 0;
 }

@@ -3,6 +3,7 @@
  * GPULAT_IOC_SNAPSHOT: every series, counter and probe state of every
  * family, laid out as described in uapi/gpulat.h, in one copy.
  */
+#include <linux/bitmap.h>
 #include <linux/cpumask.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -11,15 +12,26 @@
 #include <linux/utsname.h>
 
 #include "gpulat.h"
+#include "keyed.h"
 
 #define GPULAT_SERIES_BYTES \
 	(sizeof(struct gpulat_series) + GPULAT_HIST_NR_BUCKETS * sizeof(u64))
 
-/* Where the next record goes, and the scratch space a series is built in. */
+#define GPULAT_EVENTS_MAX	256
+
+/*
+ * Where the next record goes, the scratch space a series is built in, and
+ * what the sizing pass decided so that the copy matches it: which keys of
+ * each keyed family are listed (keys that appear in between wait for the
+ * next snapshot) and the events, copied once.
+ */
 struct gpulat_snap_ctx {
 	void __user *ubuf;
 	u64 off;
 	struct gpulat_series *rec;
+	unsigned long *listed[GPULAT_FAM_MAX];
+	struct gpulat_event *events;
+	u32 nr_events;
 };
 
 static bool gpulat_cpu_has_data(int cpu)
@@ -62,25 +74,33 @@ static int gpulat_snap_put(struct gpulat_snap_ctx *ctx, const void *p,
 	return 0;
 }
 
+static void gpulat_snap_rec_init(struct gpulat_series *rec,
+				 struct gpulat_family *fam,
+				 const struct gpulat_series_desc *d, u32 cpu)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->family = fam->id;
+	rec->id = d->id;
+	rec->cpu = cpu;
+	rec->key = d->key;
+	strscpy(rec->name, d->name, sizeof(rec->name));
+	if (d->key_name)
+		strscpy(rec->key_name, d->key_name, sizeof(rec->key_name));
+}
+
 static int gpulat_snap_series(struct gpulat_snap_ctx *ctx,
 			      struct gpulat_family *fam,
 			      const struct cpumask *cpus)
 {
 	struct gpulat_series *rec = ctx->rec;
-	unsigned int s;
+	unsigned int s, i;
 	int cpu, ret;
 
 	for (s = 0; s < fam->nr_series; s++) {
 		for_each_cpu(cpu, cpus) {
 			struct gpulat_hist *h = gpulat_fam_hist(fam, cpu, s);
-			unsigned int i;
 
-			memset(rec, 0, sizeof(*rec));
-			rec->family = fam->id;
-			rec->id = fam->series[s].id;
-			rec->cpu = cpu;
-			strscpy(rec->name, fam->series[s].name,
-				sizeof(rec->name));
+			gpulat_snap_rec_init(rec, fam, &fam->series[s], cpu);
 			/* count first: it never runs ahead of the slots */
 			rec->count = READ_ONCE(h->count);
 			smp_rmb();	/* pairs with gpulat_hist_record() */
@@ -93,6 +113,62 @@ static int gpulat_snap_series(struct gpulat_snap_ctx *ctx,
 				return ret;
 		}
 	}
+	return 0;
+}
+
+/* gpulat_snap_keyed - the listed keys of @fam, each with all its series */
+static int gpulat_snap_keyed(struct gpulat_snap_ctx *ctx,
+			     struct gpulat_family *fam)
+{
+	struct gpulat_keyed *kd = fam->keyed;
+	struct gpulat_series *rec = ctx->rec;
+	unsigned int k, s, i;
+	int ret;
+
+	for_each_set_bit(k, ctx->listed[fam->id], kd->max_keys) {
+		struct gpulat_key *key = &kd->keys[k];
+
+		for (s = 0; s < kd->nr_series; s++) {
+			struct gpulat_ghist *h = gpulat_key_hist(kd, k, s);
+
+			gpulat_snap_rec_init(rec, fam, &kd->series[s],
+					     GPULAT_CPU_NONE);
+			rec->key = key->key;
+			strscpy(rec->key_name, key->name,
+				sizeof(rec->key_name));
+			rec->count = atomic64_read(&h->count);
+			smp_rmb();	/* pairs with gpulat_ghist_record() */
+			rec->sum_ns = atomic64_read(&h->sum_ns);
+			rec->max_ns = atomic64_read(&h->max_ns);
+			for (i = 0; i < GPULAT_HIST_NR_BUCKETS; i++)
+				rec->buckets[i] = atomic64_read(&h->slots[i]);
+			ret = gpulat_snap_put(ctx, rec, GPULAT_SERIES_BYTES);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* gpulat_snap_list_keys - fix the keys of @fam this snapshot lists */
+static int gpulat_snap_list_keys(struct gpulat_snap_ctx *ctx,
+				 struct gpulat_family *fam, u32 *nr_series)
+{
+	struct gpulat_keyed *kd = fam->keyed;
+	unsigned int k, limit = gpulat_keyed_limit(kd);
+	unsigned long *map;
+
+	map = bitmap_zalloc(kd->max_keys, GFP_KERNEL);
+	if (!map)
+		return -ENOMEM;
+	for (k = 0; k < limit; k++) {
+		/* ready: the key's name is written (gpulat_key_add) */
+		if (!smp_load_acquire(&kd->keys[k].ready))
+			continue;
+		__set_bit(k, map);
+		*nr_series += kd->nr_series;
+	}
+	ctx->listed[fam->id] = map;
 	return 0;
 }
 
@@ -142,7 +218,8 @@ static int gpulat_snap_probes(struct gpulat_snap_ctx *ctx,
 }
 
 static void gpulat_snap_header(struct gpulat_snap_header *hdr,
-			       u32 nr_series, u32 nr_counters, u32 nr_probes)
+			       u32 nr_series, u32 nr_counters, u32 nr_probes,
+			       u32 nr_events)
 {
 	memset(hdr, 0, sizeof(*hdr));
 	hdr->magic = GPULAT_SNAP_MAGIC;
@@ -171,15 +248,20 @@ static void gpulat_snap_header(struct gpulat_snap_header *hdr,
 			     (u64)nr_counters * sizeof(struct gpulat_counter);
 	hdr->probes.count = nr_probes;
 	hdr->probes.entry_size = sizeof(struct gpulat_probe);
-	hdr->total_size = hdr->probes.offset +
-			  (u64)nr_probes * sizeof(struct gpulat_probe);
+	hdr->events.offset = hdr->probes.offset +
+			     (u64)nr_probes * sizeof(struct gpulat_probe);
+	hdr->events.count = nr_events;
+	hdr->events.entry_size = sizeof(struct gpulat_event);
+	hdr->total_size = hdr->events.offset +
+			  (u64)nr_events * sizeof(struct gpulat_event);
 }
 
 /*
  * gpulat_snapshot_to_user - write the snapshot blob to @buf
  *
- * Sets *needed in every case.  @buf_size == 0 asks for the size only;
- * a shorter buffer than needed gets -ENOSPC and nothing written.
+ * Sets *needed once the snapshot is sized.  @buf_size == 0 asks for the
+ * size only; a shorter buffer than needed gets -ENOSPC and nothing
+ * written.
  */
 long gpulat_snapshot_to_user(void __user *buf, u64 buf_size, u64 *needed)
 {
@@ -193,6 +275,11 @@ long gpulat_snapshot_to_user(void __user *buf, u64 buf_size, u64 *needed)
 	lockdep_assert_held(&gpulat_lock);
 	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
 		return -ENOMEM;
+	ret = -ENOMEM;
+	ctx.events = kcalloc(GPULAT_EVENTS_MAX, sizeof(*ctx.events),
+			     GFP_KERNEL);
+	if (!ctx.events)
+		goto out;
 	gpulat_snap_cpus(cpus);
 	for (i = 0; i < gpulat_nr_families; i++) {
 		struct gpulat_family *fam = gpulat_families[i];
@@ -202,8 +289,19 @@ long gpulat_snapshot_to_user(void __user *buf, u64 buf_size, u64 *needed)
 			continue;
 		nr_series += fam->nr_series * cpumask_weight(cpus);
 		nr_counters += fam->nr_drops;
+		if (fam->keyed) {
+			ret = gpulat_snap_list_keys(&ctx, fam, &nr_series);
+			if (ret)
+				goto out;
+		}
+		if (fam->events)
+			ctx.nr_events += fam->events(fam,
+						     ctx.events + ctx.nr_events,
+						     GPULAT_EVENTS_MAX -
+						     ctx.nr_events);
 	}
-	gpulat_snap_header(&hdr, nr_series, nr_counters, nr_probes);
+	gpulat_snap_header(&hdr, nr_series, nr_counters, nr_probes,
+			   ctx.nr_events);
 	*needed = hdr.total_size;
 	ret = 0;
 	if (!buf_size)
@@ -217,16 +315,28 @@ long gpulat_snapshot_to_user(void __user *buf, u64 buf_size, u64 *needed)
 		goto out;
 
 	ret = gpulat_snap_put(&ctx, &hdr, sizeof(hdr));
-	for (i = 0; !ret && i < gpulat_nr_families; i++)
-		if (gpulat_families[i]->pcpu)
-			ret = gpulat_snap_series(&ctx, gpulat_families[i], cpus);
+	for (i = 0; !ret && i < gpulat_nr_families; i++) {
+		struct gpulat_family *fam = gpulat_families[i];
+
+		if (!fam->pcpu)
+			continue;
+		ret = gpulat_snap_series(&ctx, fam, cpus);
+		if (!ret && fam->keyed)
+			ret = gpulat_snap_keyed(&ctx, fam);
+	}
 	for (i = 0; !ret && i < gpulat_nr_families; i++)
 		if (gpulat_families[i]->pcpu)
 			ret = gpulat_snap_counters(&ctx, gpulat_families[i]);
 	for (i = 0; !ret && i < gpulat_nr_families; i++)
 		ret = gpulat_snap_probes(&ctx, gpulat_families[i]);
-	kfree(ctx.rec);
+	if (!ret)
+		ret = gpulat_snap_put(&ctx, ctx.events,
+				      ctx.nr_events * sizeof(*ctx.events));
 out:
+	for (i = 0; i < GPULAT_FAM_MAX; i++)
+		bitmap_free(ctx.listed[i]);
+	kfree(ctx.rec);
+	kfree(ctx.events);
 	free_cpumask_var(cpus);
 	return ret;
 }

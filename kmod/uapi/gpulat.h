@@ -19,7 +19,7 @@
 
 /* A reader refuses a different major; minors only add. */
 #define GPULAT_ABI_MAJOR	1
-#define GPULAT_ABI_MINOR	0
+#define GPULAT_ABI_MINOR	1
 
 #define GPULAT_DEVICE_PATH	"/dev/gpulat"
 
@@ -41,6 +41,12 @@
 /* Probe families.  Numbers are never reused. */
 enum gpulat_family_id {
 	GPULAT_FAM_SCHED	= 1,
+	GPULAT_FAM_BLOCK	= 2,
+	GPULAT_FAM_NET		= 3,
+	GPULAT_FAM_IRQ		= 4,
+	GPULAT_FAM_SOFTIRQ	= 5,
+	GPULAT_FAM_NVIDIA	= 6,
+	GPULAT_FAM_MM		= 7,
 	GPULAT_FAM_MAX,
 };
 
@@ -55,6 +61,123 @@ enum gpulat_sched_counter {
 	GPULAT_SCHED_NO_START	= 0,	/* switch-in without a start stamp */
 	GPULAT_SCHED_EVICTED	= 1,	/* stamp overwritten by another task */
 	GPULAT_SCHED_NEGATIVE	= 2,	/* end before start, or a wait over 6.5 days */
+};
+
+/*
+ * Series of GPULAT_FAM_BLOCK, one per disk (key: the disk's dev_t in the
+ * kernel's encoding, MAJOR << 20 | MINOR; key_name: the disk name) and
+ * operation: id = GPULAT_BLOCK_SERIES(op, kind).
+ */
+enum gpulat_block_op {
+	GPULAT_BLOCK_READ	= 0,
+	GPULAT_BLOCK_WRITE	= 1,
+	GPULAT_BLOCK_FLUSH	= 2,
+	GPULAT_BLOCK_DISCARD	= 3,
+	GPULAT_BLOCK_OTHER	= 4,
+	GPULAT_BLOCK_NR_OPS,
+};
+
+enum gpulat_block_kind {
+	GPULAT_BLOCK_QUEUE	= 0,	/* block_rq_insert -> block_rq_issue */
+	GPULAT_BLOCK_DEVICE	= 1,	/* block_rq_issue -> block_rq_complete */
+};
+
+#define GPULAT_BLOCK_SERIES(op, kind)	((op) * 2 + (kind))
+
+enum gpulat_block_counter {
+	GPULAT_BLOCK_NO_START	= 0,	/* complete without an issue stamp */
+	GPULAT_BLOCK_FULL	= 1,	/* in-flight table full */
+	GPULAT_BLOCK_EXPIRED	= 2,	/* stamp reclaimed after the timeout */
+	GPULAT_BLOCK_NEGATIVE	= 3,
+	GPULAT_BLOCK_KEYS_FULL	= 4,	/* more disks than block_max_disks */
+};
+
+/*
+ * Series of GPULAT_FAM_NET, per network device (key: ifindex in bits 0-31;
+ * for a device outside the initial network namespace, that namespace's
+ * inode number in bits 32-63; key_name: the device name, and "/net:INODE"
+ * outside the initial namespace).
+ */
+enum gpulat_net_series {
+	GPULAT_NET_TX		= 0,	/* net_dev_queue -> net_dev_xmit */
+	GPULAT_NET_BACKLOG	= 1,	/* netif_rx -> netif_receive_skb */
+};
+
+enum gpulat_net_counter {
+	GPULAT_NET_NO_START	= 0,	/* xmit without a queue stamp */
+	GPULAT_NET_FULL		= 1,	/* in-flight table full */
+	GPULAT_NET_EXPIRED	= 2,	/* never sent or received (dropped) */
+	GPULAT_NET_NEGATIVE	= 3,
+	GPULAT_NET_KEYS_FULL	= 4,
+};
+
+/*
+ * GPULAT_FAM_IRQ: hard IRQ handler duration, irq_handler_entry -> _exit,
+ * one series per handler (key: IRQ number in bits 0-31, a handler
+ * discriminator in bits 32-63; key_name: the handler's name).
+ */
+enum gpulat_irq_series {
+	GPULAT_IRQ_HANDLER	= 0,
+};
+
+enum gpulat_irq_counter {
+	GPULAT_IRQ_NO_START	= 0,	/* exit without its entry on this CPU */
+	GPULAT_IRQ_NEGATIVE	= 1,
+	GPULAT_IRQ_KEYS_FULL	= 2,	/* more handlers than irq_max_handlers */
+	GPULAT_IRQ_UNPAIRED	= 3,	/* entry whose exit never came here */
+};
+
+/*
+ * GPULAT_FAM_SOFTIRQ: per CPU and vector (key: vector number, key_name:
+ * its name); id = GPULAT_SOFTIRQ_SERIES(vec, kind).
+ */
+enum gpulat_softirq_kind {
+	GPULAT_SOFTIRQ_WAIT	= 0,	/* softirq_raise -> softirq_entry */
+	GPULAT_SOFTIRQ_RUN	= 1,	/* softirq_entry -> softirq_exit */
+};
+
+#define GPULAT_SOFTIRQ_NR_VECS		10
+#define GPULAT_SOFTIRQ_SERIES(vec, kind)	((vec) * 2 + (kind))
+
+enum gpulat_softirq_counter {
+	GPULAT_SOFTIRQ_NO_START	= 0,	/* entry or exit without its start */
+	GPULAT_SOFTIRQ_NEGATIVE	= 1,
+};
+
+/*
+ * GPULAT_FAM_NVIDIA: the NVIDIA driver's interrupt paths (handlers whose
+ * name matches the nvidia_pattern parameter) and kthreads.
+ */
+enum gpulat_nvidia_series {
+	GPULAT_NV_HARDIRQ	= 0,	/* handler entry -> exit, key as IRQ */
+	GPULAT_NV_THREAD_WAKE	= 1,	/* irq/N-nvidia woken -> switch-in */
+	GPULAT_NV_THREAD_RUN	= 2,	/* irq/N-nvidia switch-in -> out */
+	GPULAT_NV_KTHREAD_WAKE	= 3,	/* driver kthread woken -> switch-in */
+};
+
+enum gpulat_nvidia_counter {
+	GPULAT_NV_NO_START	= 0,
+	GPULAT_NV_NEGATIVE	= 1,
+	GPULAT_NV_KEYS_FULL	= 2,
+	GPULAT_NV_XID_LOST	= 3,	/* Xid events overwritten in the ring */
+};
+
+/*
+ * GPULAT_FAM_MM: per CPU, the CPU the stall ended on.  GPULAT_MM_COMPACTION
+ * is compaction on behalf of an allocation (a stall of the allocating
+ * task); GPULAT_MM_COMPACTION_BG is compaction by kcompactd or on request
+ * (vm.compact_memory), which no allocation waits for.
+ */
+enum gpulat_mm_series {
+	GPULAT_MM_DIRECT_RECLAIM = 0,	/* mm_vmscan_direct_reclaim_begin -> _end */
+	GPULAT_MM_COMPACTION	= 1,	/* mm_compaction_begin -> _end, direct */
+	GPULAT_MM_COMPACTION_BG	= 2,	/* mm_compaction_begin -> _end, other */
+};
+
+enum gpulat_mm_counter {
+	GPULAT_MM_NO_START	= 0,	/* end without a start stamp */
+	GPULAT_MM_NEGATIVE	= 1,
+	GPULAT_MM_EVICTED	= 2,	/* stamp overwritten by another task */
 };
 
 #define GPULAT_CPU_NONE		0xffffffffU
@@ -103,6 +226,22 @@ struct gpulat_reset {
 #define GPULAT_RESET_SIZE_VER0		8
 
 /*
+ * GPULAT_IOC_FAMILY: switch a family's probes on or off at run time.
+ * Its histograms keep their data while it is off.  Returns 0, or -EINVAL
+ * (size, flags, enable not 0/1), -ENOENT (no such family), -ENODEV (its
+ * tracepoints are missing on this kernel), -ENOMEM, or the errno of a
+ * failed registration.
+ */
+struct gpulat_family_req {
+	__u32 size;		/* in: sizeof(struct gpulat_family_req) */
+	__u32 flags;		/* in: must be 0 */
+	__u32 family;		/* in: enum gpulat_family_id */
+	__u32 enable;		/* in: 1 on, 0 off */
+};
+
+#define GPULAT_FAMILY_SIZE_VER0		16
+
+/*
  * The size encoded in a command number is frozen at the first version of
  * its struct: a struct that grows keeps its command, and its own size
  * field tells the module how much the caller passed.
@@ -114,6 +253,8 @@ struct gpulat_reset {
 				     0x01, GPULAT_SNAPSHOT_SIZE_VER0)
 #define GPULAT_IOC_RESET	_IOC(_IOC_WRITE, GPULAT_IOC_MAGIC, \
 				     0x02, GPULAT_RESET_SIZE_VER0)
+#define GPULAT_IOC_FAMILY	_IOC(_IOC_WRITE, GPULAT_IOC_MAGIC, \
+				     0x03, GPULAT_FAMILY_SIZE_VER0)
 
 /* --- The snapshot blob ------------------------------------------------- */
 
@@ -144,9 +285,12 @@ struct gpulat_snap_header {
 	struct gpulat_snap_section counters;	/* struct gpulat_counter */
 	struct gpulat_snap_section probes;	/* struct gpulat_probe */
 	char kernel_release[64];	/* utsname()->release, NUL padded */
+	/* since ABI 1.1 (header_size >= GPULAT_SNAP_HEADER_SIZE_VER1) */
+	struct gpulat_snap_section events;	/* struct gpulat_event */
 };
 
 #define GPULAT_SNAP_HEADER_SIZE_VER0	176
+#define GPULAT_SNAP_HEADER_SIZE_VER1	192
 
 /*
  * One histogram.  hist_nr_buckets __u64 slots follow the fixed part
@@ -200,5 +344,25 @@ struct gpulat_probe {
 };
 
 #define GPULAT_PROBE_SIZE_VER0		88
+
+enum gpulat_event_type {
+	GPULAT_EVENT_XID	= 1,	/* an NVIDIA Xid */
+};
+
+/*
+ * A timestamped event for the timeline (the last ones the module kept,
+ * oldest first).  For GPULAT_EVENT_XID: code is the Xid, device the GPU's
+ * PCI address ("0000:3b:00.0").
+ */
+struct gpulat_event {
+	__u64 time_ns;		/* CLOCK_MONOTONIC */
+	__u32 type;		/* enum gpulat_event_type */
+	__u32 code;
+	__u32 cpu;
+	__u32 pad;		/* zero */
+	char device[32];	/* NUL padded */
+};
+
+#define GPULAT_EVENT_SIZE_VER0		56
 
 #endif /* _UAPI_GPULAT_H */

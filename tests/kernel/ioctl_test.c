@@ -241,4 +241,58 @@ TEST_F(dev, reset_zeroes_and_bumps_generation)
 	free(buf);
 }
 
+static uint64_t sched_hits(int fd)
+{
+	const struct gpulat_snap_header *h;
+	const struct gpulat_probe *p;
+	uint64_t hits = 0;
+	size_t len, i;
+	void *buf = take(fd, &len);
+
+	if (!buf)
+		return 0;
+	h = buf;
+	for (i = 0; i < h->probes.count; i++) {
+		p = (const void *)((const char *)buf + h->probes.offset +
+				   i * h->probes.entry_size);
+		if (p->family == GPULAT_FAM_SCHED)
+			hits += p->hits;
+	}
+	free(buf);
+	return hits;
+}
+
+TEST_F(dev, family_switch)
+{
+	struct gpulat_family_req r = { .size = sizeof(r),
+				       .family = GPULAT_FAM_SCHED };
+	uint64_t a, b;
+
+	r.flags = 1;
+	EXPECT_EQ(EINVAL, ioctl_err(self->fd, GPULAT_IOC_FAMILY, &r));
+	r.flags = 0;
+	r.enable = 2;
+	EXPECT_EQ(EINVAL, ioctl_err(self->fd, GPULAT_IOC_FAMILY, &r));
+	r.enable = 1;
+	r.family = 999;
+	EXPECT_EQ(ENOENT, ioctl_err(self->fd, GPULAT_IOC_FAMILY, &r));
+	r.family = GPULAT_FAM_SCHED;
+
+	/* off: the probes stop counting, the data stays */
+	r.enable = 0;
+	ASSERT_EQ(0, ioctl_err(self->fd, GPULAT_IOC_FAMILY, &r));
+	a = sched_hits(self->fd);
+	ASSERT_LT(0, a);
+	usleep(200000);
+	b = sched_hits(self->fd);
+	EXPECT_EQ(a, b);
+	/* twice off is fine */
+	EXPECT_EQ(0, ioctl_err(self->fd, GPULAT_IOC_FAMILY, &r));
+
+	r.enable = 1;
+	ASSERT_EQ(0, ioctl_err(self->fd, GPULAT_IOC_FAMILY, &r));
+	usleep(200000);
+	EXPECT_LT(b, sched_hits(self->fd));
+}
+
 TEST_HARNESS_MAIN

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The slow paths of keyed series and in-flight stamps: a key's first event,
+ * taking over a stale stamp, allocation at setup.  Both may run in any
+ * context (a probe in hard IRQ included): no locks, no allocation.
+ */
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "keyed.h"
+
+/*
+ * gpulat_key_add - give @key an index
+ *
+ * The index is reserved and the key's record filled before the hash entry
+ * is published with cmpxchg, so a reader that finds the entry finds the
+ * record complete.  Racing adders of the same key: one entry wins, the
+ * other's reserved index is never published nor listed.
+ */
+int gpulat_key_add(struct gpulat_keyed *kd, u64 key,
+		   void (*fill)(struct gpulat_key *k, const void *arg),
+		   const void *arg)
+{
+	u32 mask = (1U << kd->hash_bits) - 1;
+	u32 pos = hash_64(key, kd->hash_bits);
+	u64 tag = gpulat_key_tag(key);
+	struct gpulat_key *k = NULL;
+	unsigned int n;
+	int idx = -1;
+
+	for (n = 0; n < GPULAT_KEY_PROBES; n++) {
+		u64 *e = &kd->hash[(pos + n) & mask];
+		u64 cur = READ_ONCE(*e);
+
+		if (!cur) {
+			if (idx < 0) {
+				/* full: do not count up forever (and wrap) */
+				if (atomic_read(&kd->nr_keys) >= kd->max_keys)
+					return -1;
+				idx = atomic_inc_return(&kd->nr_keys) - 1;
+				if (idx >= kd->max_keys)
+					return -1;
+				k = &kd->keys[idx];
+				WRITE_ONCE(k->key, key);
+				if (fill)
+					fill(k, arg);
+			}
+			cur = cmpxchg(e, 0, tag << 16 | (idx + 1));
+			if (!cur) {
+				/* list it only now: its entry won */
+				smp_store_release(&k->ready, 1);
+				return idx;
+			}
+		}
+		if (cur >> 16 == tag &&
+		    READ_ONCE(kd->keys[(cur & 0xffff) - 1].key) == key)
+			return (cur & 0xffff) - 1;
+	}
+	return -1;
+}
+
+/* gpulat_keyed_limit - indexes that may hold a key */
+unsigned int gpulat_keyed_limit(const struct gpulat_keyed *kd)
+{
+	return min_t(unsigned int, atomic_read(&kd->nr_keys), kd->max_keys);
+}
+
+size_t gpulat_keyed_bytes(const struct gpulat_keyed *kd)
+{
+	return ((size_t)1 << kd->hash_bits) * sizeof(u64) +
+	       (size_t)kd->max_keys * (sizeof(struct gpulat_key) +
+				       kd->nr_series * sizeof(struct gpulat_ghist));
+}
+
+int gpulat_keyed_alloc(struct gpulat_keyed *kd)
+{
+	kd->max_keys = clamp(kd->max_keys, 1U, (unsigned int)GPULAT_KEY_MAX);
+	/* half full at most, so that a probe window rarely fills */
+	kd->hash_bits = ilog2(roundup_pow_of_two(2 * kd->max_keys));
+	if (kd->hash_bits < 4)
+		kd->hash_bits = 4;
+	atomic_set(&kd->nr_keys, 0);
+	kd->hash = kvcalloc(1U << kd->hash_bits, sizeof(u64), GFP_KERNEL);
+	kd->keys = kvcalloc(kd->max_keys, sizeof(*kd->keys), GFP_KERNEL);
+	kd->hists = kvcalloc((size_t)kd->max_keys * kd->nr_series,
+			     sizeof(*kd->hists), GFP_KERNEL);
+	if (!kd->hash || !kd->keys || !kd->hists) {
+		gpulat_keyed_free(kd);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void gpulat_keyed_free(struct gpulat_keyed *kd)
+{
+	kvfree(kd->hash);
+	kvfree(kd->keys);
+	kvfree(kd->hists);
+	kd->hash = NULL;
+	kd->keys = NULL;
+	kd->hists = NULL;
+}
+
+/*
+ * gpulat_flight_claim - an entry for @ptr starting at @now
+ *
+ * Looks at GPULAT_KEY_PROBES entries: @ptr's own, else a free one, else
+ * one whose stamp is older than the table's expiry (its owner's event
+ * never came: a request or packet dropped on the way).
+ */
+struct gpulat_flight *gpulat_flight_claim(struct gpulat_inflight *t,
+					  unsigned long ptr, u64 now,
+					  enum gpulat_claim *how)
+{
+	u32 mask = (1U << t->bits) - 1, pos = hash_long(ptr, t->bits);
+	struct gpulat_flight *f;
+	unsigned int n;
+
+	f = gpulat_flight_find(t, ptr);
+	if (f) {
+		*how = GPULAT_CLAIM_OWN;
+		goto stamp;
+	}
+	for (n = 0; n < GPULAT_KEY_PROBES; n++) {
+		f = &t->e[(pos + n) & mask];
+		if (!READ_ONCE(f->ptr) && !cmpxchg(&f->ptr, 0, ptr)) {
+			*how = GPULAT_CLAIM_NEW;
+			goto stamp;
+		}
+	}
+	for (n = 0; n < GPULAT_KEY_PROBES; n++) {
+		unsigned long old;
+		u64 ts;
+
+		f = &t->e[(pos + n) & mask];
+		old = READ_ONCE(f->ptr);
+		ts = READ_ONCE(f->ts);
+		if (old && ts && now - ts > t->expire_ns &&
+		    cmpxchg(&f->ptr, old, ptr) == old) {
+			*how = GPULAT_CLAIM_EXPIRED;
+			goto stamp;
+		}
+	}
+	*how = GPULAT_CLAIM_FULL;
+	return NULL;
+stamp:
+	WRITE_ONCE(f->ts, now);
+	return f;
+}
+
+int gpulat_inflight_alloc(struct gpulat_inflight *t, unsigned int entries,
+			  u64 expire_ns)
+{
+	entries = roundup_pow_of_two(max(entries, 64U));
+	t->bits = ilog2(entries);
+	t->expire_ns = expire_ns;
+	t->e = kvcalloc(entries, sizeof(*t->e), GFP_KERNEL);
+	return t->e ? 0 : -ENOMEM;
+}
+
+void gpulat_inflight_free(struct gpulat_inflight *t)
+{
+	kvfree(t->e);
+	t->e = NULL;
+}

@@ -1,0 +1,11 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * net family: placeholder until its probes land; it has no tracepoints,
+ * so it stays off and lists nothing.
+ */
+#include "gpulat.h"
+
+struct gpulat_family gpulat_net_family = {
+	.id		= GPULAT_FAM_NET,
+	.name		= "net",
+};
