@@ -21,9 +21,14 @@ static const char usage_main[] =
 "Latency histograms of the gpulat kernel module (/dev/gpulat).\n"
 "\n"
 "commands:\n"
-"  status     module, ABI, attached tracepoints, probe hits, drops\n"
+"  status     module, ABI, families and why one is off, drops, Xid events\n"
 "  hist       latency histograms, totals or per interval\n"
+"  enable     switch families on (attach their tracepoints)\n"
+"  disable    switch families off (their histograms stay)\n"
+"  reset      zero every histogram and drop counter\n"
 "  snapshot   save the raw snapshot to a file (bug reports, replay)\n"
+"\n"
+"families: sched, block, net, irq, softirq, nvidia, mm\n"
 "\n"
 "options:\n"
 "  -h, --help      show this help (gpulat COMMAND -h: help on COMMAND)\n"
@@ -36,14 +41,19 @@ static const char usage_main[] =
 "    gpulat status              # is the module loaded, what is attached\n"
 "    gpulat hist                # histograms since load or reset\n"
 "    gpulat hist sched 1 10     # sched latency, 10 one-second intervals\n"
+"    gpulat hist block -D       # block latency, one histogram per disk\n"
+"    gpulat enable irq nvidia   # switch the irq and nvidia probes on\n"
+"    gpulat reset               # start counting from zero\n"
 "    gpulat snapshot -o s.bin   # save a snapshot for a bug report\n";
 
 static const char usage_status[] =
 "usage: gpulat status [-j] [-i FILE]\n"
 "\n"
 "Show whether the module is loaded, its ABI version and this tool's, the\n"
-"kernel release, per family the tracepoints with their state and hits,\n"
-"the drop counters and the histogram scheme.\n"
+"kernel release, per family whether it is attached, off, or unavailable\n"
+"and why (tracepoints missing on this kernel, registration failed), its\n"
+"tracepoints with their state and hits, the drop counters, and the last\n"
+"NVIDIA Xid events.\n"
 "\n"
 "options:\n"
 "  -j, --json        one JSON object instead of text\n"
@@ -56,15 +66,19 @@ static const char usage_status[] =
 "    gpulat status -i s.bin     # state recorded in a saved snapshot\n";
 
 static const char usage_hist[] =
-"usage: gpulat hist [FAMILY...] [-C] [-j] [-i FILE [-f FILE]]\n"
+"usage: gpulat hist [FAMILY...] [-D] [-C] [-j] [-i FILE [-f FILE]]\n"
 "                   [INTERVAL [COUNT]]\n"
 "\n"
 "Print latency histograms: without INTERVAL the totals since the module\n"
 "was loaded or reset; with INTERVAL (seconds, fractions allowed) what\n"
 "happened in each interval, COUNT times (default: until Ctrl-C).\n"
-"FAMILY (e.g. sched) limits the output to those families.\n"
+"FAMILY (sched, block, net, irq, softirq, nvidia, mm) limits the output\n"
+"to those families; net also shows the NET_RX and NET_TX softirqs.\n"
+"Histograms of one kind are merged over disks, devices, IRQs and CPUs\n"
+"unless -D or -C split them.  Text skips empty histograms.\n"
 "\n"
 "options:\n"
+"  -D, --per-key     one histogram per disk, device, IRQ handler, thread\n"
 "  -C, --per-cpu     also one histogram per CPU (empty CPUs skipped)\n"
 "  -j, --json        JSON, one object per output (JSON lines)\n"
 "  -i, --input FILE  read a saved snapshot instead of the device\n"
@@ -74,10 +88,42 @@ static const char usage_hist[] =
 "EXAMPLES:\n"
 "    gpulat hist                # all histograms since load or reset\n"
 "    gpulat hist sched          # only the sched family\n"
+"    gpulat hist block -D       # one histogram per disk\n"
+"    gpulat hist irq -D 1 5     # per IRQ handler, five 1 s intervals\n"
+"    gpulat hist net            # net devices and the net softirqs\n"
 "    gpulat hist 1              # every second, until Ctrl-C\n"
 "    gpulat hist -C 0.5 4       # per CPU, four half-second intervals\n"
 "    gpulat hist -j 10 1        # one 10 s interval as JSON\n"
 "    gpulat hist -i b.bin -f a.bin  # what happened between two saves\n";
+
+static const char usage_enable[] =
+"usage: gpulat enable FAMILY...\n"
+"       gpulat disable FAMILY...\n"
+"\n"
+"Switch the probes of each FAMILY on (attach its tracepoints) or off.\n"
+"A family switched off keeps its histograms; switched on again it goes\n"
+"on counting.  Families: sched, block, net, irq, softirq, nvidia, mm.\n"
+"gpulat status shows which are on, and why one cannot be.\n"
+"\n"
+"options:\n"
+"  -h, --help        show this help\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat enable block net    # latency of disks and network devices\n"
+"    gpulat disable sched       # stop the sched probes\n"
+"    gpulat status              # check what is attached now\n";
+
+static const char usage_reset[] =
+"usage: gpulat reset\n"
+"\n"
+"Zero every histogram and drop counter of the module and start a new\n"
+"generation.  Families stay on or off as they are.\n"
+"\n"
+"options:\n"
+"  -h, --help        show this help\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat reset && sleep 60 && gpulat hist   # one minute of data\n";
 
 static const char usage_snapshot[] =
 "usage: gpulat snapshot -o FILE\n"
@@ -106,6 +152,13 @@ void gpulat_usage(FILE *f, enum gpulat_cmd cmd)
 	case GPULAT_CMD_SNAPSHOT:
 		fputs(usage_snapshot, f);
 		break;
+	case GPULAT_CMD_ENABLE:
+	case GPULAT_CMD_DISABLE:
+		fputs(usage_enable, f);
+		break;
+	case GPULAT_CMD_RESET:
+		fputs(usage_reset, f);
+		break;
 	default:
 		fputs(usage_main, f);
 	}
@@ -118,6 +171,9 @@ static const struct {
 	{ "status",	GPULAT_CMD_STATUS },
 	{ "hist",	GPULAT_CMD_HIST },
 	{ "snapshot",	GPULAT_CMD_SNAPSHOT },
+	{ "enable",	GPULAT_CMD_ENABLE },
+	{ "disable",	GPULAT_CMD_DISABLE },
+	{ "reset",	GPULAT_CMD_RESET },
 };
 
 /* cli_error - report a usage error; returns GPULAT_EXIT_ERROR */
@@ -199,6 +255,30 @@ static void cli_valid_families(char *buf, size_t len)
 				gl_family_name(gl_family_at(i)));
 }
 
+/* cli_family_arg - a FAMILY argument of enable or disable */
+static int cli_family_arg(struct gpulat_opts *o, const char *arg,
+			  const char *cmd, FILE *err)
+{
+	char valid[128];
+	size_t i;
+	int fam;
+
+	fam = gl_family_lookup(arg);
+	if (fam < 0 || fam >= 64) {
+		cli_valid_families(valid, sizeof(valid));
+		return cli_error(err, cmd, "unknown family '%s' (families: %s)",
+				 arg, valid);
+	}
+	for (i = 0; i < o->nr_family_list; i++)
+		if (o->family_list[i] == (uint32_t)fam)
+			return 0;	/* named twice: once is enough */
+	/* the table has fewer than 64 families: no overflow */
+	if (o->nr_family_list < GPULAT_FAMILY_LIST_MAX)
+		o->family_list[o->nr_family_list++] = fam;
+	o->families |= 1ULL << fam;
+	return 0;
+}
+
 /* cli_positional - a FAMILY, INTERVAL or COUNT argument of hist */
 static int cli_positional(struct gpulat_opts *o, const char *arg, int *nr_num,
 			  FILE *err)
@@ -266,6 +346,7 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "json",	no_argument,		NULL, 'j' },
 		{ "per-cpu",	no_argument,		NULL, 'C' },
+		{ "per-key",	no_argument,		NULL, 'D' },
 		{ "input",	required_argument,	NULL, 'i' },
 		{ "from",	required_argument,	NULL, 'f' },
 		{ "output",	required_argument,	NULL, 'o' },
@@ -279,10 +360,13 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		optstring = "hji:";
 		break;
 	case GPULAT_CMD_HIST:
-		optstring = "hjCi:f:";
+		optstring = "hjCDi:f:";
 		break;
-	default:
+	case GPULAT_CMD_SNAPSHOT:
 		optstring = "ho:";
+		break;
+	default:	/* enable, disable, reset */
+		optstring = "h";
 	}
 	optind = 0;	/* full reset of getopt's state */
 	opterr = 0;
@@ -305,6 +389,9 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		case 'C':
 			o->per_cpu = true;
 			break;
+		case 'D':
+			o->per_key = true;
+			break;
 		case 'i':
 			o->input = optarg;
 			break;
@@ -320,13 +407,20 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		}
 	}
 	for (; optind < argc; optind++) {
-		if (o->cmd != GPULAT_CMD_HIST)
-			return cli_error(err, cmd, "unexpected argument '%s'",
-					 argv[optind]);
-		ret = cli_positional(o, argv[optind], &nr_num, err);
+		if (o->cmd == GPULAT_CMD_ENABLE ||
+		    o->cmd == GPULAT_CMD_DISABLE)
+			ret = cli_family_arg(o, argv[optind], cmd, err);
+		else if (o->cmd == GPULAT_CMD_HIST)
+			ret = cli_positional(o, argv[optind], &nr_num, err);
+		else
+			ret = cli_error(err, cmd, "unexpected argument '%s'",
+					argv[optind]);
 		if (ret)
 			return ret;
 	}
+	if ((o->cmd == GPULAT_CMD_ENABLE || o->cmd == GPULAT_CMD_DISABLE) &&
+	    !o->nr_family_list)
+		return cli_error(err, cmd, "%s needs at least one FAMILY", cmd);
 	if (o->from && !o->input)
 		return cli_error(err, cmd, "--from needs --input");
 	if (o->input && o->has_interval)
@@ -460,6 +554,20 @@ bool view_wants_family(const struct view *v, uint32_t family)
 	if (!v->families)
 		return true;
 	return family < 64 && (v->families & (1ULL << family));
+}
+
+/*
+ * view_wants_series - whether @sr passes the FAMILY filter: its family
+ * is named, or it is the NET_RX or NET_TX softirq and net is named (the
+ * net family has no softirq probes of its own)
+ */
+bool view_wants_series(const struct view *v, const struct gpulat_series *sr)
+{
+	if (view_wants_family(v, sr->family))
+		return true;
+	return sr->family == GPULAT_FAM_SOFTIRQ &&
+	       view_wants_family(v, GPULAT_FAM_NET) &&
+	       (sr->key == VIEW_NET_TX_SOFTIRQ || sr->key == VIEW_NET_RX_SOFTIRQ);
 }
 
 /* view_family_name - table name of @family, or "family<N>" */

@@ -21,6 +21,10 @@ int main(int argc, char **argv)
 		return hist_run(&o);
 	case GPULAT_CMD_SNAPSHOT:
 		return snapshot_run(&o);
+	case GPULAT_CMD_ENABLE:
+	case GPULAT_CMD_DISABLE:
+	case GPULAT_CMD_RESET:
+		return control_run(&o);
 	case GPULAT_CMD_VERSION:
 		printf("gpulat ABI %u.%u\n", GPULAT_ABI_MAJOR,
 		       GPULAT_ABI_MINOR);

@@ -28,7 +28,13 @@ enum gpulat_cmd {
 	GPULAT_CMD_STATUS,
 	GPULAT_CMD_HIST,
 	GPULAT_CMD_SNAPSHOT,
+	GPULAT_CMD_ENABLE,
+	GPULAT_CMD_DISABLE,
+	GPULAT_CMD_RESET,
 };
+
+/* Most FAMILY arguments of enable and disable (duplicates dropped). */
+#define GPULAT_FAMILY_LIST_MAX	64
 
 /* Longest interval accepted, in seconds (a day). */
 #define GPULAT_INTERVAL_MAX	86400.0
@@ -38,19 +44,28 @@ struct gpulat_opts {
 	bool help;		/* COMMAND --help */
 	bool json;
 	bool per_cpu;
+	bool per_key;		/* hist -D: one histogram per key */
 	const char *input;	/* saved snapshot to show */
 	const char *from;	/* earlier saved snapshot to subtract */
 	const char *output;	/* snapshot -o */
 	uint64_t families;	/* bit per family number; 0: all */
+	/* enable/disable: the FAMILY arguments in command line order */
+	uint32_t family_list[GPULAT_FAMILY_LIST_MAX];
+	size_t nr_family_list;
 	bool has_interval;
 	double interval_s;
 	unsigned long count;	/* intervals to print; 0: until Ctrl-C */
 };
 
+/* Softirq vectors (the kernel's enum, stable) that gpulat hist net adds. */
+#define VIEW_NET_TX_SOFTIRQ	2
+#define VIEW_NET_RX_SOFTIRQ	3
+
 /* What a view shows of a snapshot. */
 struct view {
 	uint64_t families;	/* bit per family number; 0: all */
 	bool per_cpu;
+	bool per_key;		/* one histogram per key, not merged over keys */
 	bool is_interval;	/* a difference, not totals since reset */
 	double interval_s;	/* requested or measured; < 0: none */
 	bool clock;		/* print the wall clock time (live data) */
@@ -67,6 +82,7 @@ int gpulat_load_input(const char *input, const char *from,
 		      struct gl_snapshot **out, FILE *err);
 const char *gpulat_kernel_release(char *buf, size_t len);
 bool view_wants_family(const struct view *v, uint32_t family);
+bool view_wants_series(const struct view *v, const struct gpulat_series *sr);
 const char *view_family_name(uint32_t family, char *buf, size_t len);
 const char *view_kernel(const struct view *v, const struct gl_snapshot *s);
 
@@ -84,7 +100,15 @@ void hist_print_text(FILE *f, const struct gl_snapshot *s,
 void hist_print_json(FILE *f, const struct gl_snapshot *s,
 		     const struct view *v);
 
+const char *hist_key_text(char *buf, size_t len,
+			  const struct gpulat_series *sr);
+
 /* snapshot.c */
 int snapshot_run(const struct gpulat_opts *o);
+
+/* control.c: enable, disable, reset */
+int control_run(const struct gpulat_opts *o);
+const char *control_reason(char *buf, size_t len, enum gpulat_cmd cmd,
+			   int err);
 
 #endif /* _GPULAT_H */

@@ -30,6 +30,12 @@ bool gl_no_module(int ret);
 int gl_version(int fd, uint32_t *major, uint32_t *minor);
 /* gl_reset - zero every histogram and counter of the module */
 int gl_reset(int fd);
+/*
+ * gl_family_switch - attach (@on) or detach a family's probes; 0, or
+ * -ENOENT (no such family in the module), -ENODEV (its tracepoints are
+ * missing on this kernel), -EINVAL, -ENOMEM or a registration's errno
+ */
+int gl_family_switch(int fd, uint32_t family, bool on);
 
 /* gl_snapshot_take - fetch, validate and own one snapshot of the device */
 int gl_snapshot_take(int fd, struct gl_snapshot **out);
@@ -68,6 +74,11 @@ const struct gpulat_counter *gl_snapshot_counter(const struct gl_snapshot *s,
 						 size_t i);
 size_t gl_snapshot_nr_probes(const struct gl_snapshot *s);
 const struct gpulat_probe *gl_snapshot_probe(const struct gl_snapshot *s,
+					     size_t i);
+
+/* Events (Xid...) the module kept, oldest first; none in an ABI 1.0 blob. */
+size_t gl_snapshot_nr_events(const struct gl_snapshot *s);
+const struct gpulat_event *gl_snapshot_event(const struct gl_snapshot *s,
 					     size_t i);
 
 struct gl_hist {

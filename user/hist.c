@@ -35,37 +35,152 @@ static const struct {
 
 static volatile sig_atomic_t hist_stop;
 
-/* hist_group_end - index after the series sharing (family, id, key) with @i */
-size_t hist_group_end(const struct gl_snapshot *s, size_t i)
+/*
+ * One histogram to show: the series [begin, end) that share (family, id),
+ * and the key too with --per-key, of which those passing the FAMILY filter
+ * are merged (over keys and CPUs, or for one CPU).
+ */
+struct hist_group {
+	size_t begin, end;
+	const struct gpulat_series *first;	/* first one that passes */
+	size_t nr_series;	/* passing the filter */
+	size_t nr_keys;		/* distinct keys among them */
+	bool keyed;		/* they carry a key worth showing */
+};
+
+/* hist_keyed - whether @sr has a key (a disk, netdev, IRQ, pid, vector) */
+static bool hist_keyed(const struct gpulat_series *sr)
+{
+	return sr->key || sr->key_name[0];
+}
+
+/*
+ * hist_group_at - the group that starts at series @i; its end is the next
+ * group's start.  Series are sorted by (family, id, key, cpu).
+ */
+static void hist_group_at(const struct gl_snapshot *s, const struct view *v,
+			  size_t i, struct hist_group *g)
 {
 	const struct gpulat_series *a = gl_snapshot_series(s, i), *b;
-	size_t j;
+	const struct gpulat_series *prev = NULL;
+	size_t j, n = gl_snapshot_nr_series(s);
 
-	for (j = i + 1; j < gl_snapshot_nr_series(s); j++) {
+	memset(g, 0, sizeof(*g));
+	g->begin = i;
+	for (j = i; j < n; j++) {
 		b = gl_snapshot_series(s, j);
 		if (b->family != a->family || b->id != a->id ||
-		    b->key != a->key)
+		    (v->per_key && b->key != a->key))
 			break;
+		if (!view_wants_series(v, b))
+			continue;
+		if (!g->first)
+			g->first = b;
+		if (!prev || prev->key != b->key)
+			g->nr_keys++;
+		if (hist_keyed(b))
+			g->keyed = true;
+		g->nr_series++;
+		prev = b;
 	}
-	return j;
+	g->end = j;
 }
 
-/* hist_group_merge - sum series [i, end) over CPUs into @h */
-void hist_group_merge(const struct gl_snapshot *s, size_t i, size_t end,
-		      struct gl_hist *h)
+/* hist_group_merge - sum the group's series on @cpu (NONE: all) into @h */
+static void hist_group_merge(const struct gl_snapshot *s, const struct view *v,
+			     const struct hist_group *g, uint32_t cpu,
+			     struct gl_hist *h)
 {
+	const struct gpulat_series *sr;
+	size_t i;
+
 	memset(h, 0, sizeof(*h));
 	h->max_exact = true;
-	for (; i < end; i++)
-		gl_hist_add_series(h, gl_snapshot_series(s, i),
-				   gl_snapshot_max_exact(s, i));
+	for (i = g->begin; i < g->end; i++) {
+		sr = gl_snapshot_series(s, i);
+		if (!view_wants_series(v, sr))
+			continue;
+		if (cpu != GPULAT_CPU_NONE && sr->cpu != cpu)
+			continue;
+		gl_hist_add_series(h, sr, gl_snapshot_max_exact(s, i));
+	}
 }
 
-/* hist_single - @h from series @i alone */
-static void hist_single(const struct gl_snapshot *s, size_t i,
-			struct gl_hist *h)
+/*
+ * hist_next_cpu - the lowest CPU >= @from that a series of the group is
+ * on (per-CPU series only); false when there is none
+ */
+static bool hist_next_cpu(const struct gl_snapshot *s, const struct view *v,
+			  const struct hist_group *g, uint64_t from,
+			  uint32_t *cpu)
 {
-	hist_group_merge(s, i, i + 1, h);
+	const struct gpulat_series *sr;
+	uint64_t best = UINT64_MAX;
+	size_t i;
+
+	for (i = g->begin; i < g->end; i++) {
+		sr = gl_snapshot_series(s, i);
+		if (sr->cpu == GPULAT_CPU_NONE || sr->cpu < from ||
+		    sr->cpu >= best || !view_wants_series(v, sr))
+			continue;
+		best = sr->cpu;
+	}
+	if (best == UINT64_MAX)
+		return false;
+	*cpu = best;
+	return true;
+}
+
+/* hist_empty - no sample in @h */
+static bool hist_empty(const struct gl_hist *h)
+{
+	return !h->count && !gl_hist_total(h);
+}
+
+/*
+ * hist_key_text - the key of @sr as people name it: "nullb0", "eth0",
+ * "irq 11 eth0", "NET_RX", "pid 123 nv_queue"; "" when it has none.
+ * Printable ASCII only (names come from the kernel).
+ */
+const char *hist_key_text(char *buf, size_t len,
+			  const struct gpulat_series *sr)
+{
+	char name[GPULAT_NAME_LEN], raw[2 * GPULAT_NAME_LEN + 32];
+	bool named;
+
+	units_printable(name, sizeof(name), sr->key_name);
+	named = name[0] != '\0';
+	if (!hist_keyed(sr)) {
+		raw[0] = '\0';
+	} else if (sr->family == GPULAT_FAM_IRQ ||
+		   (sr->family == GPULAT_FAM_NVIDIA &&
+		    sr->id <= GPULAT_NV_THREAD_RUN)) {
+		/* bits 32-63 only tell handlers of a shared line apart */
+		snprintf(raw, sizeof(raw), "irq %u%s%s",
+			 (unsigned int)(sr->key & 0xffffffffu),
+			 named ? " " : "", name);
+	} else if (sr->family == GPULAT_FAM_NVIDIA &&
+		   sr->id == GPULAT_NV_KTHREAD_WAKE) {
+		snprintf(raw, sizeof(raw), "pid %llu%s%s",
+			 (unsigned long long)sr->key, named ? " " : "", name);
+	} else if (named) {
+		snprintf(raw, sizeof(raw), "%s", name);
+	} else if (sr->family == GPULAT_FAM_BLOCK) {
+		snprintf(raw, sizeof(raw), "dev %llu:%llu",
+			 (unsigned long long)(sr->key >> 20),
+			 (unsigned long long)(sr->key & 0xfffff));
+	} else if (sr->family == GPULAT_FAM_NET) {
+		snprintf(raw, sizeof(raw), "ifindex %llu",
+			 (unsigned long long)sr->key);
+	} else if (sr->family == GPULAT_FAM_SOFTIRQ) {
+		snprintf(raw, sizeof(raw), "vector %llu",
+			 (unsigned long long)sr->key);
+	} else {
+		snprintf(raw, sizeof(raw), "key %llu",
+			 (unsigned long long)sr->key);
+	}
+	snprintf(buf, len, "%s", raw);
+	return buf;
 }
 
 /* hist_json_scheme - the "scheme" member: how to read the buckets */
@@ -84,19 +199,32 @@ void hist_json_scheme(struct json *j)
 	json_object_end(j);
 }
 
-/* hist_heading - "sched.wakeup  (all CPUs)" for a series */
-static void hist_heading(FILE *f, const struct gpulat_series *sr,
-			 uint32_t cpu)
+/*
+ * hist_heading - "block.read.device  nullb0  (all CPUs)", "sched.wakeup
+ * (CPU 3)", "irq.handler  (all CPUs, 4 keys)"; the key is clipped so that
+ * the line stays below UNITS_COLS
+ */
+static void hist_heading(FILE *f, const struct hist_group *g, uint32_t cpu)
 {
-	char name[GPULAT_NAME_LEN], key[GPULAT_NAME_LEN];
+	char name[GPULAT_NAME_LEN], key[UNITS_COLS], where[48];
+	size_t room;
 
-	units_printable(name, sizeof(name), sr->name);
-	units_printable(key, sizeof(key), sr->key_name);
-	fprintf(f, "%s%s%s  ", name, key[0] ? " " : "", key);
-	if (cpu == GPULAT_CPU_NONE)
-		fputs("(all CPUs)\n", f);
+	units_printable(name, sizeof(name), g->first->name);
+	key[0] = '\0';
+	if (g->nr_keys == 1 && g->keyed)
+		hist_key_text(key, sizeof(key), g->first);
+	if (cpu != GPULAT_CPU_NONE)
+		snprintf(where, sizeof(where), "(CPU %u)", cpu);
+	else if (g->nr_keys > 1)
+		snprintf(where, sizeof(where), "(all CPUs, %zu keys)",
+			 g->nr_keys);
 	else
-		fprintf(f, "(CPU %u)\n", cpu);
+		snprintf(where, sizeof(where), "(all CPUs)");
+	/* name < 32 and where < 48 columns: room stays positive */
+	room = UNITS_COLS - 1 - strlen(name) - 2 - strlen(where) - 2;
+	if (strlen(key) > room)
+		key[room] = '\0';
+	fprintf(f, "%s  %s%s%s\n", name, key, key[0] ? "  " : "", where);
 }
 
 /* hist_text_summary - "count N  p50 X ... max X", wrapped below 80 columns */
@@ -182,10 +310,10 @@ static void hist_text_rows(FILE *f, const struct gl_hist *h)
 }
 
 /* hist_text_one - heading, summary and rows of one histogram */
-static void hist_text_one(FILE *f, const struct gpulat_series *sr,
+static void hist_text_one(FILE *f, const struct hist_group *g,
 			  uint32_t cpu, const struct gl_hist *h)
 {
-	hist_heading(f, sr, cpu);
+	hist_heading(f, g, cpu);
 	hist_text_summary(f, h);
 	hist_text_rows(f, h);
 	fputc('\n', f);
@@ -242,48 +370,57 @@ static void hist_text_header(FILE *f, const struct gl_snapshot *s,
 	fprintf(f, "  (generation %u)\n\n", h->generation);
 }
 
-/* hist_print_text - the text view of @s */
+/*
+ * hist_print_text - the text view of @s: every histogram with samples
+ * (and with --per-cpu each CPU's that has some), or why there is none
+ */
 void hist_print_text(FILE *f, const struct gl_snapshot *s,
 		     const struct view *v)
 {
-	const struct gpulat_series *sr;
-	size_t i, k, end, shown = 0;
+	size_t i, n = gl_snapshot_nr_series(s), groups = 0, shown = 0;
+	struct hist_group g;
 	struct gl_hist *h;
+	uint64_t from;
+	uint32_t cpu;
 
 	h = malloc(sizeof(*h));
 	if (!h)
 		return;
 	hist_text_header(f, s, v);
-	for (i = 0; i < gl_snapshot_nr_series(s); i = end) {
-		end = hist_group_end(s, i);
-		sr = gl_snapshot_series(s, i);
-		if (!view_wants_family(v, sr->family))
+	for (i = 0; i < n; i = g.end) {
+		hist_group_at(s, v, i, &g);
+		if (!g.nr_series)
 			continue;
-		hist_group_merge(s, i, end, h);
-		hist_text_one(f, sr, GPULAT_CPU_NONE, h);
+		groups++;
+		hist_group_merge(s, v, &g, GPULAT_CPU_NONE, h);
+		if (hist_empty(h))
+			continue;
+		hist_text_one(f, &g, GPULAT_CPU_NONE, h);
 		shown++;
-		for (k = i; v->per_cpu && k < end; k++) {
-			sr = gl_snapshot_series(s, k);
-			hist_single(s, k, h);
-			if (sr->cpu == GPULAT_CPU_NONE || !gl_hist_total(h))
-				continue;
-			hist_text_one(f, sr, sr->cpu, h);
+		for (from = 0; v->per_cpu && hist_next_cpu(s, v, &g, from, &cpu);
+		     from = (uint64_t)cpu + 1) {
+			hist_group_merge(s, v, &g, cpu, h);
+			if (!hist_empty(h))
+				hist_text_one(f, &g, cpu, h);
 		}
 	}
-	if (!shown)
+	if (!groups)
 		fputs("no series\n\n", f);
+	else if (!shown)
+		fprintf(f, "no samples: all %zu histograms are empty\n\n",
+			groups);
 	hist_text_drops(f, s, v);
 	free(h);
 }
 
 /* hist_json_series - one element of "series" */
-static void hist_json_series(struct json *j, const struct gpulat_series *sr,
+static void hist_json_series(struct json *j, const struct hist_group *g,
 			     uint32_t cpu, const struct gl_hist *h)
 {
+	const struct gpulat_series *sr = g->first;
 	char fam[24];
 	uint32_t i;
 	size_t q;
-	bool keyed = sr->key || sr->key_name[0];
 
 	json_object_begin(j, NULL);
 	json_str(j, "family", view_family_name(sr->family, fam, sizeof(fam)));
@@ -292,11 +429,14 @@ static void hist_json_series(struct json *j, const struct gpulat_series *sr,
 		json_null(j, "cpu");
 	else
 		json_u64(j, "cpu", cpu);
-	if (keyed)
+	/* merged over several keys, or none: key and key_name are null */
+	if (g->nr_keys == 1 && g->keyed) {
 		json_u64(j, "key", sr->key);
-	else
+		json_str(j, "key_name", sr->key_name[0] ? sr->key_name : NULL);
+	} else {
 		json_null(j, "key");
-	json_str(j, "key_name", sr->key_name[0] ? sr->key_name : NULL);
+		json_null(j, "key_name");
+	}
 	json_u64(j, "count", gl_hist_total(h));
 	json_u64(j, "sum_ns", h->sum_ns);
 	json_u64(j, "max_ns", h->max_ns);
@@ -342,10 +482,12 @@ void hist_print_json(FILE *f, const struct gl_snapshot *s,
 		     const struct view *v)
 {
 	const struct gpulat_snap_header *hdr = gl_snapshot_header(s);
-	const struct gpulat_series *sr;
-	size_t i, k, end;
+	struct hist_group g;
 	struct gl_hist *h;
 	struct json j;
+	uint64_t from;
+	uint32_t cpu;
+	size_t i;
 
 	h = malloc(sizeof(*h));
 	if (!h)
@@ -366,19 +508,17 @@ void hist_print_json(FILE *f, const struct gl_snapshot *s,
 	json_u64(&j, "generation", hdr->generation);
 	hist_json_scheme(&j);
 	json_array_begin(&j, "series");
-	for (i = 0; i < gl_snapshot_nr_series(s); i = end) {
-		end = hist_group_end(s, i);
-		sr = gl_snapshot_series(s, i);
-		if (!view_wants_family(v, sr->family))
+	for (i = 0; i < gl_snapshot_nr_series(s); i = g.end) {
+		hist_group_at(s, v, i, &g);
+		if (!g.nr_series)
 			continue;
-		hist_group_merge(s, i, end, h);
-		hist_json_series(&j, sr, GPULAT_CPU_NONE, h);
-		for (k = i; v->per_cpu && k < end; k++) {
-			sr = gl_snapshot_series(s, k);
-			hist_single(s, k, h);
-			if (sr->cpu == GPULAT_CPU_NONE || !gl_hist_total(h))
-				continue;
-			hist_json_series(&j, sr, sr->cpu, h);
+		hist_group_merge(s, v, &g, GPULAT_CPU_NONE, h);
+		hist_json_series(&j, &g, GPULAT_CPU_NONE, h);
+		for (from = 0; v->per_cpu && hist_next_cpu(s, v, &g, from, &cpu);
+		     from = (uint64_t)cpu + 1) {
+			hist_group_merge(s, v, &g, cpu, h);
+			if (!hist_empty(h))
+				hist_json_series(&j, &g, cpu, h);
 		}
 	}
 	json_array_end(&j);
@@ -474,7 +614,8 @@ fail:
 /* hist_run - gpulat hist */
 int hist_run(const struct gpulat_opts *o)
 {
-	struct view v = { .families = o->families, .per_cpu = o->per_cpu };
+	struct view v = { .families = o->families, .per_cpu = o->per_cpu,
+			  .per_key = o->per_key };
 	const struct gpulat_snap_header *h;
 	struct gl_snapshot *s = NULL;
 	char kernel[128], msg[256];

@@ -83,6 +83,16 @@ int gl_reset(int fd)
 	return ioctl(fd, GPULAT_IOC_RESET, &r) ? -errno : 0;
 }
 
+/* gl_family_switch - attach (@on) or detach a family's probes */
+int gl_family_switch(int fd, uint32_t family, bool on)
+{
+	struct gpulat_family_req r = {
+		.size = sizeof(r), .family = family, .enable = on,
+	};
+
+	return ioctl(fd, GPULAT_IOC_FAMILY, &r) ? -errno : 0;
+}
+
 /* gl_snapshot_take_err - gl_snapshot_take with a reason in @err */
 int gl_snapshot_take_err(int fd, struct gl_snapshot **out, char *err,
 			 size_t errlen)

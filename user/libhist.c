@@ -16,6 +16,12 @@ static const struct {
 	const char *name;
 } gl_families[] = {
 	{ GPULAT_FAM_SCHED, "sched" },
+	{ GPULAT_FAM_BLOCK, "block" },
+	{ GPULAT_FAM_NET, "net" },
+	{ GPULAT_FAM_IRQ, "irq" },
+	{ GPULAT_FAM_SOFTIRQ, "softirq" },
+	{ GPULAT_FAM_NVIDIA, "nvidia" },
+	{ GPULAT_FAM_MM, "mm" },
 };
 
 #define GL_NR_FAMILIES	ARRAY_SIZE(gl_families)

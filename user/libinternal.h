@@ -17,13 +17,15 @@
 	(GPULAT_SERIES_SIZE_VER0 + GPULAT_HIST_NR_BUCKETS * sizeof(__u64))
 
 _Static_assert(sizeof(struct gpulat_snap_header) ==
-	       GPULAT_SNAP_HEADER_SIZE_VER0, "header VER0 size");
+	       GPULAT_SNAP_HEADER_SIZE_VER1, "header VER1 size");
 _Static_assert(sizeof(struct gpulat_series) == GPULAT_SERIES_SIZE_VER0,
 	       "series VER0 size");
 _Static_assert(sizeof(struct gpulat_counter) == GPULAT_COUNTER_SIZE_VER0,
 	       "counter VER0 size");
 _Static_assert(sizeof(struct gpulat_probe) == GPULAT_PROBE_SIZE_VER0,
 	       "probe VER0 size");
+_Static_assert(sizeof(struct gpulat_event) == GPULAT_EVENT_SIZE_VER0,
+	       "event VER0 size");
 
 struct gl_snapshot {
 	struct gpulat_snap_header hdr;	/* sections describe blob */
@@ -36,12 +38,14 @@ struct gl_snapshot {
 	size_t nr_counters;
 	struct gpulat_probe *probes;	/* module order */
 	size_t nr_probes;
+	struct gpulat_event *events;	/* module order (oldest first) */
+	size_t nr_events;
 };
 
 void gl_set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 struct gl_snapshot *gl_snapshot_alloc(size_t nr_series, size_t nr_counters,
-				      size_t nr_probes);
+				      size_t nr_probes, size_t nr_events);
 struct gpulat_series *gl_series_at(struct gl_snapshot *s, size_t i);
 int gl_snapshot_build_blob(struct gl_snapshot *s);
 

@@ -30,7 +30,7 @@ void gl_set_err(char *err, size_t errlen, const char *fmt, ...)
 
 /* gl_snapshot_alloc - snapshot with room for the given entries, zeroed */
 struct gl_snapshot *gl_snapshot_alloc(size_t nr_series, size_t nr_counters,
-				      size_t nr_probes)
+				      size_t nr_probes, size_t nr_events)
 {
 	struct gl_snapshot *s = calloc(1, sizeof(*s));
 
@@ -41,13 +41,16 @@ struct gl_snapshot *gl_snapshot_alloc(size_t nr_series, size_t nr_counters,
 	s->counters = calloc(nr_counters ? nr_counters : 1,
 			     sizeof(*s->counters));
 	s->probes = calloc(nr_probes ? nr_probes : 1, sizeof(*s->probes));
-	if (!s->series || !s->exact || !s->counters || !s->probes) {
+	s->events = calloc(nr_events ? nr_events : 1, sizeof(*s->events));
+	if (!s->series || !s->exact || !s->counters || !s->probes ||
+	    !s->events) {
 		gl_snapshot_free(s);
 		return NULL;
 	}
 	s->nr_series = nr_series;
 	s->nr_counters = nr_counters;
 	s->nr_probes = nr_probes;
+	s->nr_events = nr_events;
 	return s;
 }
 
@@ -61,6 +64,7 @@ void gl_snapshot_free(struct gl_snapshot *s)
 	free(s->exact);
 	free(s->counters);
 	free(s->probes);
+	free(s->events);
 	free(s);
 }
 
@@ -137,7 +141,12 @@ static int gl_section_check(const struct gpulat_snap_section *sec,
 	return 0;
 }
 
-/* gl_header_check - validate the header of a blob of @len bytes */
+/*
+ * gl_header_check - validate the header of a blob of @len bytes
+ *
+ * A header shorter than GPULAT_SNAP_HEADER_SIZE_VER1 (ABI 1.0) has no
+ * events section: that part of @h reads 0, whatever bytes follow it.
+ */
 static int gl_header_check(const unsigned char *buf, size_t len,
 			   struct gpulat_snap_header *h,
 			   char *err, size_t errlen)
@@ -150,7 +159,8 @@ static int gl_header_check(const unsigned char *buf, size_t len,
 			   len, GPULAT_SNAP_HEADER_SIZE_VER0);
 		return -EBADMSG;
 	}
-	memcpy(h, buf, sizeof(*h));
+	memset(h, 0, sizeof(*h));
+	memcpy(h, buf, GPULAT_SNAP_HEADER_SIZE_VER0);
 	if (h->magic != GPULAT_SNAP_MAGIC) {
 		gl_set_err(err, errlen,
 			   "not a gpulat snapshot (magic 0x%08x, expected 0x%08x)",
@@ -164,13 +174,20 @@ static int gl_header_check(const unsigned char *buf, size_t len,
 			   GPULAT_ABI_MINOR);
 		return -EPROTONOSUPPORT;
 	}
-	if (h->header_size < GPULAT_SNAP_HEADER_SIZE_VER0 ||
-	    h->header_size > len) {
-		gl_set_err(err, errlen,
-			   "bad header_size %u (minimum %u, blob %zu bytes)",
-			   h->header_size, GPULAT_SNAP_HEADER_SIZE_VER0, len);
+	if (h->header_size < GPULAT_SNAP_HEADER_SIZE_VER0) {
+		gl_set_err(err, errlen, "bad header_size %u (minimum %u)",
+			   h->header_size, GPULAT_SNAP_HEADER_SIZE_VER0);
 		return -EBADMSG;
 	}
+	if (h->header_size > len) {
+		gl_set_err(err, errlen,
+			   "truncated snapshot: header_size %u, have %zu bytes",
+			   h->header_size, len);
+		return -EBADMSG;
+	}
+	/* header_size <= len: the VER1 part is inside the buffer */
+	if (h->header_size >= GPULAT_SNAP_HEADER_SIZE_VER1)
+		memcpy(h, buf, GPULAT_SNAP_HEADER_SIZE_VER1);
 	if (h->total_size < h->header_size || h->total_size > len) {
 		gl_set_err(err, errlen,
 			   "truncated snapshot: total_size %llu, have %zu bytes",
@@ -202,6 +219,10 @@ static int gl_header_check(const unsigned char *buf, size_t len,
 	if (!ret)
 		ret = gl_section_check(&h->probes, "probe",
 				       GPULAT_PROBE_SIZE_VER0, h->header_size,
+				       h->total_size, err, errlen);
+	if (!ret)
+		ret = gl_section_check(&h->events, "event",
+				       GPULAT_EVENT_SIZE_VER0, h->header_size,
 				       h->total_size, err, errlen);
 	return ret;
 }
@@ -297,6 +318,26 @@ static int gl_probes_copy(struct gl_snapshot *s, const unsigned char *buf,
 	return 0;
 }
 
+/* gl_events_copy - copy and check the event section (kernel order kept) */
+static int gl_events_copy(struct gl_snapshot *s, const unsigned char *buf,
+			  char *err, size_t errlen)
+{
+	const struct gpulat_snap_section *sec = &s->hdr.events;
+	struct gpulat_event *e;
+	size_t i;
+
+	for (i = 0; i < s->nr_events; i++) {
+		e = &s->events[i];
+		memcpy(e, buf + sec->offset + i * sec->entry_size, sizeof(*e));
+		if (!gl_terminated(e->device, sizeof(e->device))) {
+			gl_set_err(err, errlen,
+				   "event %zu: device not NUL-terminated", i);
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
 /* gl_snapshot_parse - validate a blob and make an owned copy of it */
 int gl_snapshot_parse(const void *buf, size_t len, struct gl_snapshot **out,
 		      char *err, size_t errlen)
@@ -312,7 +353,7 @@ int gl_snapshot_parse(const void *buf, size_t len, struct gl_snapshot **out,
 	if (ret)
 		return ret;
 	s = gl_snapshot_alloc(h.series.count, h.counters.count,
-			      h.probes.count);
+			      h.probes.count, h.events.count);
 	if (!s)
 		return -ENOMEM;
 	s->hdr = h;
@@ -329,6 +370,8 @@ int gl_snapshot_parse(const void *buf, size_t len, struct gl_snapshot **out,
 		ret = gl_counters_copy(s, buf, err, errlen);
 	if (!ret)
 		ret = gl_probes_copy(s, buf, err, errlen);
+	if (!ret)
+		ret = gl_events_copy(s, buf, err, errlen);
 	if (ret)
 		goto fail;
 	*out = s;
@@ -340,17 +383,17 @@ fail:
 
 /*
  * gl_snapshot_build_blob - (re)build s->blob from the normalized entries:
- * VER0 header, then series, counters, probes back to back.
+ * VER1 header, then series, counters, probes, events back to back.
  */
 int gl_snapshot_build_blob(struct gl_snapshot *s)
 {
 	struct gpulat_snap_header *h = &s->hdr;
-	uint64_t off = GPULAT_SNAP_HEADER_SIZE_VER0;
+	uint64_t off = GPULAT_SNAP_HEADER_SIZE_VER1;
 	unsigned char *blob;
 	size_t len;
 
 	h->magic = GPULAT_SNAP_MAGIC;
-	h->header_size = GPULAT_SNAP_HEADER_SIZE_VER0;
+	h->header_size = GPULAT_SNAP_HEADER_SIZE_VER1;
 	h->series = (struct gpulat_snap_section){
 		off, s->nr_series, GL_SERIES_STRIDE };
 	off += s->nr_series * GL_SERIES_STRIDE;
@@ -360,11 +403,16 @@ int gl_snapshot_build_blob(struct gl_snapshot *s)
 	h->probes = (struct gpulat_snap_section){
 		off, s->nr_probes, sizeof(struct gpulat_probe) };
 	off += s->nr_probes * sizeof(struct gpulat_probe);
+	h->events = (struct gpulat_snap_section){
+		off, s->nr_events, sizeof(struct gpulat_event) };
+	off += s->nr_events * sizeof(struct gpulat_event);
 	h->total_size = off;
 	len = off;
 	blob = calloc(1, len);
 	if (!blob)
 		return -ENOMEM;
+	_Static_assert(sizeof(*h) == GPULAT_SNAP_HEADER_SIZE_VER1,
+		       "the header written is VER1");
 	memcpy(blob, h, sizeof(*h));
 	memcpy(blob + h->series.offset, s->series,
 	       s->nr_series * GL_SERIES_STRIDE);
@@ -372,6 +420,8 @@ int gl_snapshot_build_blob(struct gl_snapshot *s)
 	       s->nr_counters * sizeof(struct gpulat_counter));
 	memcpy(blob + h->probes.offset, s->probes,
 	       s->nr_probes * sizeof(struct gpulat_probe));
+	memcpy(blob + h->events.offset, s->events,
+	       s->nr_events * sizeof(struct gpulat_event));
 	free(s->blob);
 	s->blob = blob;
 	s->blob_len = len;
@@ -383,7 +433,8 @@ static struct gl_snapshot *gl_snapshot_copy(const struct gl_snapshot *s)
 {
 	struct gl_snapshot *c;
 
-	c = gl_snapshot_alloc(s->nr_series, s->nr_counters, s->nr_probes);
+	c = gl_snapshot_alloc(s->nr_series, s->nr_counters, s->nr_probes,
+			      s->nr_events);
 	if (!c)
 		return NULL;
 	c->hdr = s->hdr;
@@ -392,6 +443,7 @@ static struct gl_snapshot *gl_snapshot_copy(const struct gl_snapshot *s)
 	memcpy(c->counters, s->counters,
 	       s->nr_counters * sizeof(*s->counters));
 	memcpy(c->probes, s->probes, s->nr_probes * sizeof(*s->probes));
+	memcpy(c->events, s->events, s->nr_events * sizeof(*s->events));
 	return c;
 }
 
@@ -441,7 +493,8 @@ static void gl_series_diff(struct gpulat_series *d, bool *exact,
  * one missing from @old counts from zero.  If the generation or the reset
  * time differs, the module was reset (or reloaded, which starts the
  * generation at 0 again) in between and the result is @new itself.  The header
- * is @new's, with reset_time_ns set to the start of the interval.
+ * is @new's, with reset_time_ns set to the start of the interval.  Events
+ * are not cumulative: the result keeps @new's (the last the module kept).
  */
 int gl_snapshot_diff(const struct gl_snapshot *old,
 		     const struct gl_snapshot *new, struct gl_snapshot **out)
@@ -618,4 +671,16 @@ const struct gpulat_probe *gl_snapshot_probe(const struct gl_snapshot *s,
 					     size_t i)
 {
 	return i < s->nr_probes ? &s->probes[i] : NULL;
+}
+
+size_t gl_snapshot_nr_events(const struct gl_snapshot *s)
+{
+	return s->nr_events;
+}
+
+/* gl_snapshot_event - event @i, oldest first; NULL past the end */
+const struct gpulat_event *gl_snapshot_event(const struct gl_snapshot *s,
+					     size_t i)
+{
+	return i < s->nr_events ? &s->events[i] : NULL;
 }

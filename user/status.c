@@ -16,13 +16,40 @@
 /* Most families one status lists; far more than enum gpulat_family has. */
 #define STATUS_MAX_FAMILIES	64
 
-/* status_families - sorted family numbers seen in probes, counters, series */
+/* Xid events a status lists at most: the last ones. */
+#define STATUS_MAX_EVENTS	10
+
+/* status_add_family - add @f to the sorted set @fam of @n; new count */
+static size_t status_add_family(uint32_t *fam, size_t n, uint32_t f)
+{
+	size_t k;
+	uint32_t t;
+
+	for (k = 0; k < n && fam[k] != f; k++)
+		;
+	if (k < n || n == STATUS_MAX_FAMILIES)
+		return n;
+	fam[n++] = f;
+	for (k = n - 1; k > 0 && fam[k - 1] > fam[k]; k--) {
+		t = fam[k];
+		fam[k] = fam[k - 1];
+		fam[k - 1] = t;
+	}
+	return n;
+}
+
+/*
+ * status_families - sorted family numbers: the tool's table, and any
+ * other the snapshot has in probes, counters or series
+ */
 static size_t status_families(const struct gl_snapshot *s, uint32_t *fam)
 {
 	size_t np = gl_snapshot_nr_probes(s), nc = gl_snapshot_nr_counters(s);
-	size_t i, k, n = 0, total = np + nc + gl_snapshot_nr_series(s);
-	uint32_t f, t;
+	size_t i, n = 0, total = np + nc + gl_snapshot_nr_series(s);
+	uint32_t f;
 
+	for (i = 0; i < gl_family_count(); i++)
+		n = status_add_family(fam, n, gl_family_at(i));
 	for (i = 0; i < total; i++) {
 		if (i < np)
 			f = gl_snapshot_probe(s, i)->family;
@@ -30,18 +57,112 @@ static size_t status_families(const struct gl_snapshot *s, uint32_t *fam)
 			f = gl_snapshot_counter(s, i - np)->family;
 		else
 			f = gl_snapshot_series(s, i - np - nc)->family;
-		for (k = 0; k < n && fam[k] != f; k++)
-			;
-		if (k < n || n == STATUS_MAX_FAMILIES)
-			continue;
-		fam[n++] = f;
-		for (k = n - 1; k > 0 && fam[k - 1] > fam[k]; k--) {
-			t = fam[k];
-			fam[k] = fam[k - 1];
-			fam[k - 1] = t;
-		}
+		n = status_add_family(fam, n, f);
 	}
 	return n;
+}
+
+enum status_fam_state {
+	STATUS_ATTACHED,	/* its probes run */
+	STATUS_OFF,		/* switched off, or not switched on at load */
+	STATUS_UNAVAILABLE,	/* cannot be switched on: see why */
+};
+
+enum status_why {
+	STATUS_WHY_NONE,
+	STATUS_WHY_OFF,		/* switched off, or not switched on at load */
+	STATUS_WHY_MISSING,	/* tracepoints missing on this kernel */
+	STATUS_WHY_FAILED,	/* registration failed */
+	STATUS_WHY_NO_PROBES,	/* the module lists no tracepoint for it */
+};
+
+/* What the probe records of one family add up to. */
+struct status_fam {
+	enum status_fam_state state;
+	enum status_why why;
+	uint32_t error;		/* STATUS_WHY_FAILED: the first errno */
+	const struct gpulat_probe *failed;	/* its tracepoint */
+	size_t nr_probes, nr_attached, nr_missing, nr_series, nr_counters;
+};
+
+/*
+ * status_family_state - attached, off or unavailable (and why) from the
+ * probe records: the module attaches all of a family's tracepoints or
+ * none, and marks the ones it could not find or register
+ */
+static void status_family_state(const struct gl_snapshot *s, uint32_t family,
+				struct status_fam *st)
+{
+	const struct gpulat_probe *p;
+	size_t i, nr_failed = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < gl_snapshot_nr_series(s); i++)
+		if (gl_snapshot_series(s, i)->family == family)
+			st->nr_series++;
+	for (i = 0; i < gl_snapshot_nr_counters(s); i++)
+		if (gl_snapshot_counter(s, i)->family == family)
+			st->nr_counters++;
+	for (i = 0; i < gl_snapshot_nr_probes(s); i++) {
+		p = gl_snapshot_probe(s, i);
+		if (p->family != family)
+			continue;
+		st->nr_probes++;
+		if (p->state == GPULAT_PROBE_ATTACHED)
+			st->nr_attached++;
+		else if (p->state == GPULAT_PROBE_MISSING)
+			st->nr_missing++;
+		else if (p->state == GPULAT_PROBE_FAILED && !nr_failed++) {
+			st->failed = p;
+			st->error = p->error;
+		}
+	}
+	if (!st->nr_probes) {
+		st->state = STATUS_UNAVAILABLE;
+		st->why = STATUS_WHY_NO_PROBES;
+	} else if (st->nr_attached) {
+		st->state = STATUS_ATTACHED;
+	} else if (st->nr_missing) {
+		st->state = STATUS_UNAVAILABLE;
+		st->why = STATUS_WHY_MISSING;
+	} else if (nr_failed) {
+		st->state = STATUS_UNAVAILABLE;
+		st->why = STATUS_WHY_FAILED;
+	} else {
+		st->state = STATUS_OFF;
+		st->why = STATUS_WHY_OFF;
+	}
+}
+
+static const char *const status_state_names[] = {
+	[STATUS_ATTACHED]	= "attached",
+	[STATUS_OFF]		= "off",
+	[STATUS_UNAVAILABLE]	= "unavailable",
+};
+
+static const char *const status_why_text[] = {
+	[STATUS_WHY_NONE]	= NULL,
+	[STATUS_WHY_OFF]	= "switched off, or not switched on at load",
+	[STATUS_WHY_MISSING]	= "tracepoints missing on this kernel",
+	[STATUS_WHY_FAILED]	= "registration failed",
+	[STATUS_WHY_NO_PROBES]	= "no tracepoints in this module",
+};
+
+/* status_age - "12.3s ago" of an event at @t, seen at snapshot time @now */
+static const char *status_age(char *buf, size_t len, uint64_t now,
+			      uint64_t t)
+{
+	char span[UNITS_LEN];
+
+	snprintf(buf, len, "%s ago",
+		 units_ns(span, sizeof(span), now > t ? now - t : 0));
+	return buf;
+}
+
+/* status_event_type - "xid" for GPULAT_EVENT_XID, else NULL */
+static const char *status_event_type(uint32_t type)
+{
+	return type == GPULAT_EVENT_XID ? "xid" : NULL;
 }
 
 /* status_state - text of a probe state, "state N" when unknown */
@@ -66,33 +187,88 @@ static const char *status_errno(uint32_t err, char *buf, size_t len)
 	return buf;
 }
 
-/* status_text_family - tracepoints and drops of one family */
+/* status_text_why - the line that says why a family is unavailable */
+static void status_text_why(FILE *f, const struct gl_snapshot *s,
+			    uint32_t family, const struct status_fam *st)
+{
+	char name[48], en[24], tok[96];
+	const struct gpulat_probe *p;
+	struct wrap w;
+	size_t i, n = 0;
+
+	if (st->why == STATUS_WHY_MISSING) {
+		wrap_begin(&w, f, "  missing:", 14);
+		for (i = 0; i < gl_snapshot_nr_probes(s); i++) {
+			p = gl_snapshot_probe(s, i);
+			if (p->family != family ||
+			    p->state != GPULAT_PROBE_MISSING)
+				continue;
+			units_printable(name, sizeof(name), p->tracepoint);
+			snprintf(tok, sizeof(tok), "%s%s", name,
+				 n + 1 < st->nr_missing ? "," : "");
+			wrap_add(&w, n++ ? " " : "    ", tok);
+		}
+		wrap_end(&w);
+	} else if (st->why == STATUS_WHY_FAILED) {
+		wrap_begin(&w, f, "  failed:", 14);
+		snprintf(tok, sizeof(tok), "%s,",
+			 units_printable(name, sizeof(name),
+					 st->failed->tracepoint));
+		wrap_add(&w, "     ", tok);
+		snprintf(tok, sizeof(tok), "%s (errno %u)",
+			 status_errno(st->error, en, sizeof(en)), st->error);
+		wrap_add(&w, " ", tok);
+		wrap_end(&w);
+	}
+}
+
+/* status_text_family - state, tracepoints and drops of one family */
 static void status_text_family(FILE *f, const struct gl_snapshot *s,
 			       uint32_t family)
 {
-	char name[48], st[24], en[24], tok[GPULAT_NAME_LEN + UNITS_LEN];
+	char name[48], st_buf[24], en[24], tok[GPULAT_NAME_LEN + UNITS_LEN];
+	char tail[80], num[UNITS_LEN];
 	const struct gpulat_counter *c;
 	const struct gpulat_probe *p;
-	size_t i, nr = 0, series = 0;
+	struct status_fam st;
+	size_t i, nr = 0, room;
 	struct wrap w;
 
-	fprintf(f, "family %s\n", view_family_name(family, st, sizeof(st)));
-	for (i = 0; i < gl_snapshot_nr_series(s); i++)
-		if (gl_snapshot_series(s, i)->family == family)
-			series++;
-	fprintf(f, "  series:     %zu\n", series);
+	status_family_state(s, family, &st);
+	fprintf(f, "family %s: %s",
+		view_family_name(family, st_buf, sizeof(st_buf)),
+		status_state_names[st.state]);
+	if (st.why == STATUS_WHY_OFF)
+		fprintf(f, " (%s)", status_why_text[st.why]);
+	else if (st.why == STATUS_WHY_FAILED)
+		fprintf(f, ", %s: %s", status_why_text[st.why],
+			status_errno(st.error, en, sizeof(en)));
+	else if (st.why)
+		fprintf(f, ", %s", status_why_text[st.why]);
+	fputc('\n', f);
+	/* a family the module knows nothing of: that line says it all */
+	if (!st.nr_probes && !st.nr_series && !st.nr_counters)
+		return;
+	status_text_why(f, s, family, &st);
+	fprintf(f, "  series:     %zu\n", st.nr_series);
 	for (i = 0; i < gl_snapshot_nr_probes(s); i++) {
 		p = gl_snapshot_probe(s, i);
 		if (p->family != family)
 			continue;
-		fprintf(f, "  tracepoint  %-26s %-9s hits %llu",
-			units_printable(name, sizeof(name), p->tracepoint),
-			status_state(p->state, st, sizeof(st)),
-			(unsigned long long)p->hits);
-		if (p->state == GPULAT_PROBE_FAILED)
-			fprintf(f, "  (%s)", status_errno(p->error, en,
-							  sizeof(en)));
-		fputc('\n', f);
+		/* the name is clipped: the line stays below UNITS_COLS */
+		snprintf(tail, sizeof(tail), "%-9s hits %s%s%s%s",
+			 status_state(p->state, st_buf, sizeof(st_buf)),
+			 units_count(num, sizeof(num), p->hits),
+			 p->state == GPULAT_PROBE_FAILED ? "  (" : "",
+			 p->state == GPULAT_PROBE_FAILED ?
+			 status_errno(p->error, en, sizeof(en)) : "",
+			 p->state == GPULAT_PROBE_FAILED ? ")" : "");
+		units_printable(name, sizeof(name), p->tracepoint);
+		room = UNITS_COLS - 1 - 14 - 1 - strlen(tail);
+		if (strlen(name) > room)
+			name[room] = '\0';
+		fprintf(f, "  tracepoint  %-*s %s\n", room < 26 ? (int)room : 26,
+			name, tail);
 		nr++;
 	}
 	if (!nr)
@@ -111,6 +287,61 @@ static void status_text_family(FILE *f, const struct gl_snapshot *s,
 	if (!nr)
 		wrap_add(&w, "      ", "none");
 	wrap_end(&w);
+}
+
+/* status_text_overview - "families: sched attached, block off, ..." */
+static void status_text_overview(FILE *f, const struct gl_snapshot *s,
+				 const struct view *v, const uint32_t *fam,
+				 size_t n)
+{
+	char name[24], tok[64];
+	struct status_fam st;
+	struct wrap w;
+	size_t i, nr = 0;
+
+	wrap_begin(&w, f, "families:", 14);
+	for (i = 0; i < n; i++) {
+		if (!view_wants_family(v, fam[i]))
+			continue;
+		status_family_state(s, fam[i], &st);
+		snprintf(tok, sizeof(tok), "%s %s%s",
+			 view_family_name(fam[i], name, sizeof(name)),
+			 status_state_names[st.state], i + 1 < n ? "," : "");
+		wrap_add(&w, nr++ ? " " : "     ", tok);
+	}
+	wrap_end(&w);
+}
+
+/* status_text_events - the last Xid events, oldest first */
+static void status_text_events(FILE *f, const struct gl_snapshot *s)
+{
+	size_t i, n = gl_snapshot_nr_events(s);
+	const struct gpulat_event *e;
+	char age[UNITS_LEN + 8], dev[25], what[32];
+	uint64_t now = gl_snapshot_header(s)->time_ns;
+
+	if (!n) {
+		fputs("xid events:   none\n", f);
+		return;
+	}
+	if (n > STATUS_MAX_EVENTS)
+		fprintf(f, "xid events:   %zu, the last %d:\n", n,
+			STATUS_MAX_EVENTS);
+	else
+		fprintf(f, "xid events:   %zu\n", n);
+	for (i = n > STATUS_MAX_EVENTS ? n - STATUS_MAX_EVENTS : 0; i < n;
+	     i++) {
+		e = gl_snapshot_event(s, i);
+		if (status_event_type(e->type))
+			snprintf(what, sizeof(what), "Xid %u", e->code);
+		else
+			snprintf(what, sizeof(what), "type %u code %u",
+				 e->type, e->code);
+		/* device clipped to 24: the line stays below 80 columns */
+		fprintf(f, "  %12s  %-14s %s\n",
+			status_age(age, sizeof(age), now, e->time_ns),
+			units_printable(dev, sizeof(dev), e->device), what);
+	}
 }
 
 /* status_print_text - the text view of a loaded module's snapshot */
@@ -139,6 +370,8 @@ void status_print_text(FILE *f, const struct gl_snapshot *s,
 		units_ns(b, sizeof(b), 1ULL << GPULAT_HIST_MAX_SHIFT),
 		GPULAT_HIST_NR_BUCKETS);
 	n = status_families(s, fam);
+	status_text_overview(f, s, v, fam, n);
+	status_text_events(f, s);
 	for (i = 0; i < n; i++) {
 		if (!view_wants_family(v, fam[i]))
 			continue;
@@ -153,11 +386,31 @@ static void status_json_family(struct json *j, const struct gl_snapshot *s,
 {
 	const struct gpulat_counter *c;
 	const struct gpulat_probe *p;
+	struct status_fam st;
 	char buf[24];
 	size_t i;
 
+	status_family_state(s, family, &st);
 	json_object_begin(j, NULL);
 	json_str(j, "family", view_family_name(family, buf, sizeof(buf)));
+	json_str(j, "state", status_state_names[st.state]);
+	json_str(j, "reason", status_why_text[st.why]);
+	json_array_begin(j, "missing");
+	for (i = 0; i < gl_snapshot_nr_probes(s); i++) {
+		p = gl_snapshot_probe(s, i);
+		if (p->family == family && p->state == GPULAT_PROBE_MISSING)
+			json_str(j, NULL, p->tracepoint);
+	}
+	json_array_end(j);
+	if (st.why == STATUS_WHY_FAILED) {
+		json_u64(j, "error", st.error);
+		json_str(j, "error_name", status_errno(st.error, buf,
+						       sizeof(buf)));
+	} else {
+		json_null(j, "error");
+		json_null(j, "error_name");
+	}
+	json_u64(j, "series", st.nr_series);
 	json_array_begin(j, "probes");
 	for (i = 0; i < gl_snapshot_nr_probes(s); i++) {
 		p = gl_snapshot_probe(s, i);
@@ -182,6 +435,34 @@ static void status_json_family(struct json *j, const struct gl_snapshot *s,
 	}
 	json_object_end(j);
 	json_object_end(j);
+}
+
+/* status_json_events - the "events" member: every event kept */
+static void status_json_events(struct json *j, const struct gl_snapshot *s)
+{
+	uint64_t now = gl_snapshot_header(s)->time_ns;
+	const struct gpulat_event *e;
+	size_t i;
+
+	json_array_begin(j, "events");
+	for (i = 0; i < gl_snapshot_nr_events(s); i++) {
+		e = gl_snapshot_event(s, i);
+		json_object_begin(j, NULL);
+		if (status_event_type(e->type))
+			json_str(j, "type", status_event_type(e->type));
+		else
+			json_u64(j, "type", e->type);
+		json_u64(j, "code", e->code);
+		json_str(j, "device", e->device);
+		if (e->cpu == GPULAT_CPU_NONE)
+			json_null(j, "cpu");
+		else
+			json_u64(j, "cpu", e->cpu);
+		json_u64(j, "time_ns", e->time_ns);
+		json_u64(j, "age_ns", now > e->time_ns ? now - e->time_ns : 0);
+		json_object_end(j);
+	}
+	json_array_end(j);
 }
 
 /* status_json_abi - the "abi" member; @s NULL: module unknown */
@@ -232,6 +513,7 @@ void status_print_json(FILE *f, const struct gl_snapshot *s,
 			if (view_wants_family(v, fam[i]))
 				status_json_family(&j, s, fam[i]);
 		json_array_end(&j);
+		status_json_events(&j, s);
 	}
 	json_object_end(&j);
 	json_end(&j);

@@ -11,6 +11,30 @@
 
 #define FUZZ_MAX_ARGS	32
 
+/* fuzz_check_families - enable/disable name known families, once each */
+static void fuzz_check_families(const struct gpulat_opts *o)
+{
+	uint64_t seen = 0;
+	size_t i;
+
+	if (o->cmd != GPULAT_CMD_ENABLE && o->cmd != GPULAT_CMD_DISABLE) {
+		if (o->nr_family_list)
+			abort();
+		return;
+	}
+	if (!o->nr_family_list || o->nr_family_list > GPULAT_FAMILY_LIST_MAX)
+		abort();
+	for (i = 0; i < o->nr_family_list; i++) {
+		if (!gl_family_name(o->family_list[i]) ||
+		    o->family_list[i] >= 64 ||
+		    (seen & (1ULL << o->family_list[i])))
+			abort();
+		seen |= 1ULL << o->family_list[i];
+	}
+	if (seen != o->families)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *argv[FUZZ_MAX_ARGS + 2], *buf, *p, *end;
@@ -38,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (o.from && !o.input)
 			abort();
+		fuzz_check_families(&o);
 	}
 	if (o.help)
 		gpulat_usage(devnull, o.cmd);

@@ -11,21 +11,54 @@
 
 static FILE *devnull;
 
-/* render_all - every view of @s, totals and interval, merged and per CPU */
+/*
+ * render_all - every view of @s: totals and interval, merged, per key,
+ * per CPU, both, and with the net filter (which adds softirqs)
+ */
 static void render_all(const struct gl_snapshot *s)
 {
 	struct view v = { .kernel = "fuzz", .per_cpu = true };
+	char key[80];
+	size_t i;
 
 	hist_print_text(devnull, s, &v);
 	hist_print_json(devnull, s, &v);
 	status_print_text(devnull, s, &v);
 	status_print_json(devnull, s, &v);
+	v.per_key = true;
+	hist_print_text(devnull, s, &v);
+	hist_print_json(devnull, s, &v);
 	v.per_cpu = false;
+	v.families = 1ULL << GPULAT_FAM_NET;
+	hist_print_text(devnull, s, &v);
+	v.per_key = false;
 	v.is_interval = true;
 	v.interval_s = 1.5;
 	v.families = 1ULL << GPULAT_FAM_SCHED;
 	hist_print_text(devnull, s, &v);
 	hist_print_json(devnull, s, &v);
+	for (i = 0; i < gl_snapshot_nr_series(s); i++)
+		if (strlen(hist_key_text(key, sizeof(key),
+					 gl_snapshot_series(s, i))) >= sizeof(key))
+			abort();
+}
+
+/* check_events - every event in bounds, its device NUL-terminated */
+static void check_events(const struct gl_snapshot *s)
+{
+	const struct gpulat_event *e;
+	size_t i;
+
+	if (gl_snapshot_header(s)->header_size < GPULAT_SNAP_HEADER_SIZE_VER1 &&
+	    gl_snapshot_nr_events(s))
+		abort();	/* ABI 1.0 has no events section */
+	for (i = 0; i < gl_snapshot_nr_events(s); i++) {
+		e = gl_snapshot_event(s, i);
+		if (!e || !memchr(e->device, '\0', sizeof(e->device)))
+			abort();
+	}
+	if (gl_snapshot_event(s, i))
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -48,6 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	free(copy);
+	check_events(s);
 	render_all(s);
 	for (i = 0; i < gl_snapshot_nr_series(s); i++) {
 		const struct gpulat_series *sr = gl_snapshot_series(s, i);
@@ -64,8 +98,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		blob = gl_snapshot_blob(d, &len);
 		if (gl_snapshot_parse(blob, len, &r, err, sizeof(err)))
 			abort();	/* a rebuilt blob must parse */
-		if (gl_snapshot_nr_series(r) != gl_snapshot_nr_series(s))
-			abort();
+		if (gl_snapshot_nr_series(r) != gl_snapshot_nr_series(s) ||
+		    gl_snapshot_nr_events(r) != gl_snapshot_nr_events(s) ||
+		    gl_snapshot_nr_events(d) != gl_snapshot_nr_events(s))
+			abort();	/* the diff keeps new's events */
+		check_events(r);
 		gl_snapshot_free(r);
 		gl_snapshot_free(d);
 	}

@@ -55,5 +55,16 @@ int main(int argc, char **argv)
 	blob_record(&b, i, 100, 2);
 	blob_add_counter(&b, GPULAT_FAM_SCHED, 0, "sched.no_start", 5);
 	ret |= seed_write(argv[1], "keyed-overflow", &b);
+	blob_families(&b);
+	ret |= seed_write(argv[1], "families", &b);
+	blob_families(&b);
+	b.ver0 = true;
+	ret |= seed_write(argv[1], "families-abi1.0", &b);
+	blob_families(&b);
+	b.hdr.abi_minor = 5;
+	b.header_extra = 16;
+	b.event_extra = 8;
+	b.series_extra = 8;
+	ret |= seed_write(argv[1], "families-minor", &b);
 	return ret;
 }

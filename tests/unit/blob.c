@@ -6,7 +6,7 @@
 #include "blob.h"
 #include "gpulat_hist.h"
 
-/* blob_init - empty blob: ABI 1.0, 4 CPUs, generation 1, time 10 s */
+/* blob_init - empty blob: this ABI, 4 CPUs, generation 1, time 10 s */
 void blob_init(struct blob *b)
 {
 	memset(b, 0, sizeof(*b));
@@ -28,6 +28,7 @@ void blob_release(struct blob *b)
 	free(b->series);
 	free(b->counters);
 	free(b->probes);
+	free(b->events);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -103,18 +104,41 @@ void blob_add_probe(struct blob *b, uint32_t family, uint32_t state,
 	p->hits = hits;
 }
 
-/* blob_build - lay the blob out (malloc'd, free() it); *len its size */
+void blob_add_event(struct blob *b, uint64_t time_ns, uint32_t type,
+		    uint32_t code, uint32_t cpu, const char *device)
+{
+	struct gpulat_event *e;
+
+	b->events = blob_grow(b->events, ++b->nr_events, sizeof(*e));
+	e = &b->events[b->nr_events - 1];
+	e->time_ns = time_ns;
+	e->type = type;
+	e->code = code;
+	e->cpu = cpu;
+	strncpy(e->device, device, sizeof(e->device) - 1);
+}
+
+/*
+ * blob_build - lay the blob out (malloc'd, free() it); *len its size.
+ * Header, series, counters, probes, events; a ver0 blob has a VER0 header
+ * (ABI 1.0) and no events section.
+ */
 void *blob_build(const struct blob *b, size_t *len)
 {
 	struct gpulat_snap_header h = b->hdr;
 	uint32_t ss = BLOB_SERIES_SIZE + b->series_extra;
 	uint32_t cs = sizeof(struct gpulat_counter) + b->counter_extra;
 	uint32_t ps = sizeof(struct gpulat_probe) + b->probe_extra;
+	uint32_t es = sizeof(struct gpulat_event) + b->event_extra;
+	size_t hcopy = b->ver0 ? GPULAT_SNAP_HEADER_SIZE_VER0 : sizeof(h);
+	size_t nr_events = b->ver0 ? 0 : b->nr_events;
 	unsigned char *buf;
 	uint64_t off;
 	size_t i;
 
-	h.header_size = sizeof(h) + b->header_extra;
+	if (b->ver0)
+		h.abi_minor = 0;
+	h.header_size = hcopy + b->header_extra;
 	off = h.header_size;
 	h.series = (struct gpulat_snap_section){ off, b->nr_series, ss };
 	off += (uint64_t)ss * b->nr_series;
@@ -122,11 +146,17 @@ void *blob_build(const struct blob *b, size_t *len)
 	off += (uint64_t)cs * b->nr_counters;
 	h.probes = (struct gpulat_snap_section){ off, b->nr_probes, ps };
 	off += (uint64_t)ps * b->nr_probes;
+	if (b->ver0)
+		memset(&h.events, 0, sizeof(h.events));
+	else
+		h.events = (struct gpulat_snap_section){ off, nr_events, es };
+	off += (uint64_t)es * nr_events;
 	h.total_size = off;
-	buf = calloc(1, off);
+	/* room for the whole struct even when only hcopy bytes are header */
+	buf = calloc(1, off > sizeof(h) ? off : sizeof(h));
 	if (!buf)
 		abort();
-	memcpy(buf, &h, sizeof(h));
+	memcpy(buf, &h, hcopy);
 	for (i = 0; i < b->nr_series; i++)
 		memcpy(buf + h.series.offset + i * ss,
 		       b->series + i * BLOB_SERIES_SIZE, BLOB_SERIES_SIZE);
@@ -136,6 +166,9 @@ void *blob_build(const struct blob *b, size_t *len)
 	for (i = 0; i < b->nr_probes; i++)
 		memcpy(buf + h.probes.offset + i * ps, &b->probes[i],
 		       sizeof(b->probes[i]));
+	for (i = 0; i < nr_events; i++)
+		memcpy(buf + h.events.offset + i * es, &b->events[i],
+		       sizeof(b->events[i]));
 	*len = off;
 	return buf;
 }
@@ -169,4 +202,128 @@ void blob_sched(struct blob *b, uint32_t cpus)
 		       "sched_wakeup", 65432);
 	blob_add_probe(b, GPULAT_FAM_SCHED, GPULAT_PROBE_FAILED, 22, "sched",
 		       "sched_wakeup_new", 0);
+}
+
+/*
+ * blob_families - every family on 2 CPUs, time 10 s:
+ *   block.read.queue   sda 10 x 5 us
+ *   block.read.device  sda 10 x 100 us, nullb0 4 x 1 ms
+ *   block.write.device nullb0 empty
+ *   net.tx             eth0 (ifindex 2) 6 x 20 us, lo (1) empty
+ *   irq.handler        irq 11 eth0 5 x 3 us, irq 24 nvme0q1 2 x 8 us
+ *   softirq.wait       NET_RX CPU 0 2 x 50 us
+ *   softirq.run        NET_TX CPU 0 1 x 2 us; NET_RX CPU 0 7 x 10 us,
+ *                      CPU 1 3 x 20 us; TIMER CPU 1 4 x 1 us
+ *   nvidia.hardirq     irq 45 nvidia 3 x 4 us
+ *   nvidia.kthread.wake pid 123 nv_queue 2 x 30 us
+ *   mm.direct_reclaim  CPU 1 1 x 2 ms
+ * probes: block attached, net disabled, irq failed (EBUSY), softirq
+ * missing, mm attached, nvidia none; Xid 79 at 8 s, Xid 13 at 9.5 s
+ */
+void blob_families(struct blob *b)
+{
+	size_t s;
+
+	blob_init(b);
+	b->hdr.nr_cpu_ids = 2;
+	s = blob_add_series(b, GPULAT_FAM_BLOCK,
+			    GPULAT_BLOCK_SERIES(GPULAT_BLOCK_READ,
+						GPULAT_BLOCK_QUEUE),
+			    GPULAT_CPU_NONE, BLOB_SDA, "block.read.queue",
+			    "sda");
+	blob_record(b, s, 5000, 10);
+	s = blob_add_series(b, GPULAT_FAM_BLOCK,
+			    GPULAT_BLOCK_SERIES(GPULAT_BLOCK_READ,
+						GPULAT_BLOCK_DEVICE),
+			    GPULAT_CPU_NONE, BLOB_SDA, "block.read.device",
+			    "sda");
+	blob_record(b, s, 100000, 10);
+	s = blob_add_series(b, GPULAT_FAM_BLOCK,
+			    GPULAT_BLOCK_SERIES(GPULAT_BLOCK_READ,
+						GPULAT_BLOCK_DEVICE),
+			    GPULAT_CPU_NONE, BLOB_NULLB0, "block.read.device",
+			    "nullb0");
+	blob_record(b, s, 1000000, 4);
+	blob_add_series(b, GPULAT_FAM_BLOCK,
+			GPULAT_BLOCK_SERIES(GPULAT_BLOCK_WRITE,
+					    GPULAT_BLOCK_DEVICE),
+			GPULAT_CPU_NONE, BLOB_NULLB0, "block.write.device",
+			"nullb0");
+	s = blob_add_series(b, GPULAT_FAM_NET, GPULAT_NET_TX, GPULAT_CPU_NONE,
+			    2, "net.tx", "eth0");
+	blob_record(b, s, 20000, 6);
+	blob_add_series(b, GPULAT_FAM_NET, GPULAT_NET_TX, GPULAT_CPU_NONE, 1,
+			"net.tx", "lo");
+	s = blob_add_series(b, GPULAT_FAM_IRQ, GPULAT_IRQ_HANDLER,
+			    GPULAT_CPU_NONE, BLOB_IRQ_ETH0, "irq.handler",
+			    "eth0");
+	blob_record(b, s, 3000, 5);
+	s = blob_add_series(b, GPULAT_FAM_IRQ, GPULAT_IRQ_HANDLER,
+			    GPULAT_CPU_NONE, BLOB_IRQ_NVME, "irq.handler",
+			    "nvme0q1");
+	blob_record(b, s, 8000, 2);
+	s = blob_add_series(b, GPULAT_FAM_SOFTIRQ,
+			    GPULAT_SOFTIRQ_SERIES(3, GPULAT_SOFTIRQ_WAIT), 0, 3,
+			    "softirq.wait", "NET_RX");
+	blob_record(b, s, 50000, 2);
+	s = blob_add_series(b, GPULAT_FAM_SOFTIRQ,
+			    GPULAT_SOFTIRQ_SERIES(2, GPULAT_SOFTIRQ_RUN), 0, 2,
+			    "softirq.run", "NET_TX");
+	blob_record(b, s, 2000, 1);
+	s = blob_add_series(b, GPULAT_FAM_SOFTIRQ,
+			    GPULAT_SOFTIRQ_SERIES(3, GPULAT_SOFTIRQ_RUN), 0, 3,
+			    "softirq.run", "NET_RX");
+	blob_record(b, s, 10000, 7);
+	s = blob_add_series(b, GPULAT_FAM_SOFTIRQ,
+			    GPULAT_SOFTIRQ_SERIES(3, GPULAT_SOFTIRQ_RUN), 1, 3,
+			    "softirq.run", "NET_RX");
+	blob_record(b, s, 20000, 3);
+	s = blob_add_series(b, GPULAT_FAM_SOFTIRQ,
+			    GPULAT_SOFTIRQ_SERIES(1, GPULAT_SOFTIRQ_RUN), 1, 1,
+			    "softirq.run", "TIMER");
+	blob_record(b, s, 1000, 4);
+	s = blob_add_series(b, GPULAT_FAM_NVIDIA, GPULAT_NV_HARDIRQ,
+			    GPULAT_CPU_NONE, 45, "nvidia.hardirq", "nvidia");
+	blob_record(b, s, 4000, 3);
+	s = blob_add_series(b, GPULAT_FAM_NVIDIA, GPULAT_NV_KTHREAD_WAKE,
+			    GPULAT_CPU_NONE, 123, "nvidia.kthread.wake",
+			    "nv_queue");
+	blob_record(b, s, 30000, 2);
+	s = blob_add_series(b, GPULAT_FAM_MM, GPULAT_MM_DIRECT_RECLAIM, 1, 0,
+			    "mm.direct_reclaim", "");
+	blob_record(b, s, 2000000, 1);
+	blob_add_counter(b, GPULAT_FAM_BLOCK, GPULAT_BLOCK_NO_START,
+			 "block.no_start", 1);
+	blob_add_counter(b, GPULAT_FAM_NET, GPULAT_NET_EXPIRED, "net.expired",
+			 2);
+	blob_add_counter(b, GPULAT_FAM_NVIDIA, GPULAT_NV_XID_LOST,
+			 "nvidia.xid_lost", 3);
+	blob_add_counter(b, GPULAT_FAM_SOFTIRQ, GPULAT_SOFTIRQ_NO_START,
+			 "softirq.no_start", 0);
+	blob_add_probe(b, GPULAT_FAM_BLOCK, GPULAT_PROBE_ATTACHED, 0, "block",
+		       "block_rq_insert", 10);
+	blob_add_probe(b, GPULAT_FAM_BLOCK, GPULAT_PROBE_ATTACHED, 0, "block",
+		       "block_rq_issue", 24);
+	blob_add_probe(b, GPULAT_FAM_BLOCK, GPULAT_PROBE_ATTACHED, 0, "block",
+		       "block_rq_complete", 14);
+	blob_add_probe(b, GPULAT_FAM_NET, GPULAT_PROBE_DISABLED, 0, "net",
+		       "net_dev_queue", 6);
+	blob_add_probe(b, GPULAT_FAM_NET, GPULAT_PROBE_DISABLED, 0, "net",
+		       "net_dev_xmit", 6);
+	blob_add_probe(b, GPULAT_FAM_IRQ, GPULAT_PROBE_FAILED, 16, "irq",
+		       "irq_handler_entry", 0);
+	blob_add_probe(b, GPULAT_FAM_IRQ, GPULAT_PROBE_DISABLED, 0, "irq",
+		       "irq_handler_exit", 0);
+	blob_add_probe(b, GPULAT_FAM_SOFTIRQ, GPULAT_PROBE_MISSING, 0,
+		       "softirq", "softirq_raise", 0);
+	blob_add_probe(b, GPULAT_FAM_SOFTIRQ, GPULAT_PROBE_DISABLED, 0,
+		       "softirq", "softirq_entry", 0);
+	blob_add_probe(b, GPULAT_FAM_SOFTIRQ, GPULAT_PROBE_MISSING, 0,
+		       "softirq", "softirq_exit", 0);
+	blob_add_probe(b, GPULAT_FAM_MM, GPULAT_PROBE_ATTACHED, 0, "mm",
+		       "mm_vmscan_direct_reclaim_begin", 1);
+	blob_add_event(b, 8000000000ULL, GPULAT_EVENT_XID, 79, 1,
+		       "0000:3b:00.0");
+	blob_add_event(b, 9500000000ULL, GPULAT_EVENT_XID, 13, 0,
+		       "0000:86:00.0");
 }

@@ -6,6 +6,7 @@
 #ifndef _GPULAT_TEST_BLOB_H
 #define _GPULAT_TEST_BLOB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,18 +16,26 @@
 	(GPULAT_SERIES_SIZE_VER0 + GPULAT_HIST_NR_BUCKETS * 8)
 
 struct blob {
-	struct gpulat_snap_header hdr;	/* magic .. hist_nr_buckets used */
+	struct gpulat_snap_header hdr;	/* magic .. kernel_release used */
 	unsigned char *series;		/* nr_series x BLOB_SERIES_SIZE */
 	size_t nr_series;
 	struct gpulat_counter *counters;
 	size_t nr_counters;
 	struct gpulat_probe *probes;
 	size_t nr_probes;
+	struct gpulat_event *events;
+	size_t nr_events;
 	/* layout knobs: extra bytes after the header and each entry */
 	uint32_t header_extra, series_extra, counter_extra, probe_extra;
+	uint32_t event_extra;
+	/*
+	 * ver0: an ABI 1.0 blob, whose 176-byte header ends before the
+	 * events section (and events are left out)
+	 */
+	bool ver0;
 };
 
-/* blob_init - empty blob: ABI 1.0, 4 CPUs, generation 1, time 10 s */
+/* blob_init - empty blob: this ABI, 4 CPUs, generation 1, time 10 s */
 void blob_init(struct blob *b);
 void blob_release(struct blob *b);
 /* blob_add_series - new empty series; returns its index */
@@ -41,9 +50,24 @@ void blob_add_counter(struct blob *b, uint32_t family, uint32_t id,
 void blob_add_probe(struct blob *b, uint32_t family, uint32_t state,
 		    uint32_t error, const char *family_name,
 		    const char *tracepoint, uint64_t hits);
+void blob_add_event(struct blob *b, uint64_t time_ns, uint32_t type,
+		    uint32_t code, uint32_t cpu, const char *device);
 /* blob_build - lay the blob out (malloc'd, free() it); *len its size */
 void *blob_build(const struct blob *b, size_t *len);
 /* blob_sched - typical sched blob: 2 series x @cpus CPUs, counters, probes */
 void blob_sched(struct blob *b, uint32_t cpus);
+
+/*
+ * blob_families - every family on 2 CPUs: keyed block, net, irq and nvidia
+ * series, per-CPU softirq and mm series, probes in each state, counters,
+ * two Xid events (see blob.c for the numbers)
+ */
+void blob_families(struct blob *b);
+
+/* Keys of blob_families(). */
+#define BLOB_SDA	(8ULL << 20 | 0)
+#define BLOB_NULLB0	(251ULL << 20 | 0)
+#define BLOB_IRQ_ETH0	(11ULL | 0xabcdULL << 32)
+#define BLOB_IRQ_NVME	24ULL
 
 #endif /* _GPULAT_TEST_BLOB_H */

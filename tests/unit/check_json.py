@@ -84,12 +84,51 @@ def check_hist(o):
     return len(o["series"])
 
 
+def check_event(e):
+    if not (e["type"] == "xid" or is_uint(e["type"])):
+        fail("event type %r" % e)
+    if not (is_uint(e["code"]) and is_uint(e["time_ns"]) and
+            is_uint(e["age_ns"]) and isinstance(e["device"], str) and
+            (e["cpu"] is None or is_uint(e["cpu"]))):
+        fail("event %r" % e)
+
+
+def check_family(f):
+    if not isinstance(f["family"], str):
+        fail("family name %r" % f)
+    state, reason = f["state"], f["reason"]
+    if state not in ("attached", "off", "unavailable"):
+        fail("family %s: state %r" % (f["family"], state))
+    if (state == "attached") != (reason is None):
+        fail("family %s: %s with reason %r" % (f["family"], state, reason))
+    if state == "unavailable" and reason not in (
+            "tracepoints missing on this kernel", "registration failed",
+            "no tracepoints in this module"):
+        fail("family %s: reason %r" % (f["family"], reason))
+    missing = [p["tracepoint"] for p in f["probes"]
+               if p["state"] == "missing"]
+    if f["missing"] != missing:
+        fail("family %s: missing %r, probes say %r" %
+             (f["family"], f["missing"], missing))
+    failed = reason == "registration failed"
+    if failed != is_uint(f["error"]) or \
+            failed != isinstance(f["error_name"], str):
+        fail("family %s: error %r" % (f["family"], f["error"]))
+    if not is_uint(f["series"]):
+        fail("family %s: series" % f["family"])
+    if not all(is_uint(v) for v in f["drops"].values()):
+        fail("family %s: drops" % f["family"])
+
+
 def check_status(o):
     if not isinstance(o["loaded"], bool) or o["abi"]["tool"]["major"] != 1:
         fail("loaded/abi")
     if o["loaded"]:
         check_scheme(o["scheme"])
+        for e in o["events"]:
+            check_event(e)
         for f in o["families"]:
+            check_family(f)
             for p in f["probes"]:
                 if (p["state"] not in ("attached", "disabled", "missing",
                                        "failed") and

@@ -68,8 +68,86 @@ TEST(parse_valid)
 	ASSERT_EQ(GPULAT_CMD_HELP, o.cmd);
 	ASSERT_EQ(0, parse(&o, err, "-V"));
 	ASSERT_EQ(GPULAT_CMD_VERSION, o.cmd);
-	ASSERT_EQ(0, parse(&o, err, "hist", "--per"));	/* unique prefix */
+	ASSERT_EQ(0, parse(&o, err, "hist", "--per-c"));	/* unique prefix */
 	ASSERT_TRUE(o.per_cpu);
+	ASSERT_FALSE(o.per_key);
+	ASSERT_EQ(0, parse(&o, err, "hist", "block", "-D", "irq", "1"));
+	ASSERT_TRUE(o.per_key);
+	ASSERT_FALSE(o.per_cpu);
+	ASSERT_EQ((1ULL << GPULAT_FAM_BLOCK) | (1ULL << GPULAT_FAM_IRQ),
+		  o.families);
+	ASSERT_EQ(1.0, o.interval_s);
+	ASSERT_EQ(0, parse(&o, err, "hist", "--per-key", "-C", "mm",
+			   "softirq", "nvidia", "net"));
+	ASSERT_TRUE(o.per_key);
+	ASSERT_TRUE(o.per_cpu);
+	ASSERT_EQ((1ULL << GPULAT_FAM_MM) | (1ULL << GPULAT_FAM_SOFTIRQ) |
+		  (1ULL << GPULAT_FAM_NVIDIA) | (1ULL << GPULAT_FAM_NET),
+		  o.families);
+	ASSERT_EQ(0, parse(&o, err, "hist", "-DCj"));
+	ASSERT_TRUE(o.per_key && o.per_cpu && o.json);
+}
+
+/* enable, disable: the families in order, once each; reset: nothing. */
+TEST(parse_control)
+{
+	struct gpulat_opts o;
+	char err[512];
+
+	ASSERT_EQ(0, parse(&o, err, "enable", "irq", "block", "irq"));
+	ASSERT_EQ(GPULAT_CMD_ENABLE, o.cmd);
+	ASSERT_EQ(2, o.nr_family_list);
+	ASSERT_EQ(GPULAT_FAM_IRQ, o.family_list[0]);
+	ASSERT_EQ(GPULAT_FAM_BLOCK, o.family_list[1]);
+	ASSERT_EQ((1ULL << GPULAT_FAM_IRQ) | (1ULL << GPULAT_FAM_BLOCK),
+		  o.families);
+	ASSERT_EQ(0, parse(&o, err, "disable", "sched", "block", "net", "irq",
+			   "softirq", "nvidia", "mm"));
+	ASSERT_EQ(GPULAT_CMD_DISABLE, o.cmd);
+	ASSERT_EQ(7, o.nr_family_list);
+	ASSERT_EQ(GPULAT_FAM_MM, o.family_list[6]);
+	ASSERT_EQ(0, parse(&o, err, "reset"));
+	ASSERT_EQ(GPULAT_CMD_RESET, o.cmd);
+	ASSERT_EQ(0, o.nr_family_list);
+	ASSERT_EQ(0, parse(&o, err, "enable", "--help"));
+	ASSERT_TRUE(o.help);
+	ASSERT_EQ(0, parse(&o, err, "reset", "-h"));
+	ASSERT_TRUE(o.help);
+}
+
+/* The reasons enable, disable and reset give for each errno. */
+TEST(control_reasons)
+{
+	char buf[160];
+
+	ASSERT_STREQ("its tracepoints are missing on this kernel",
+		     control_reason(buf, sizeof(buf), GPULAT_CMD_ENABLE,
+				    -ENODEV));
+	ASSERT_STREQ("unknown family: the loaded module does not have it",
+		     control_reason(buf, sizeof(buf), GPULAT_CMD_DISABLE,
+				    -ENOENT));
+	ASSERT_STREQ("permission denied; run gpulat as root",
+		     control_reason(buf, sizeof(buf), GPULAT_CMD_RESET,
+				    -EPERM));
+	ASSERT_STREQ("out of memory in the kernel",
+		     control_reason(buf, sizeof(buf), GPULAT_CMD_ENABLE,
+				    -ENOMEM));
+	ASSERT_STREQ("the module refused the request as invalid (EINVAL)",
+		     control_reason(buf, sizeof(buf), GPULAT_CMD_ENABLE,
+				    -EINVAL));
+	ASSERT_NE(NULL, strstr(control_reason(buf, sizeof(buf),
+					      GPULAT_CMD_ENABLE, -ENOTTY),
+			       "cannot switch families (ABI 1.0)"));
+	/* any other errno of a family switch is the registration's */
+	ASSERT_STREQ("registration failed: Device or resource busy (EBUSY)",
+		     control_reason(buf, sizeof(buf), GPULAT_CMD_ENABLE,
+				    -EBUSY));
+	ASSERT_STREQ("No such device (ENODEV)",
+		     control_reason(buf, sizeof(buf), GPULAT_CMD_RESET,
+				    -ENODEV));
+	ASSERT_STREQ("Interrupted system call (EINTR)",
+		     control_reason(buf, sizeof(buf), GPULAT_CMD_RESET,
+				    -EINTR));
 }
 
 /* Every bad input: exit code 1 and a message naming the problem. */
@@ -81,7 +159,17 @@ TEST(parse_errors)
 	} cases[] = {
 		{ { "gpulat", NULL }, "no command" },
 		{ { "gpulat", "histo", NULL }, "unknown command 'histo'" },
-		{ { "gpulat", "hist", "abc", NULL }, "unknown family or bad interval 'abc' (families: sched)" },
+		{ { "gpulat", "hist", "abc", NULL }, "unknown family or bad interval 'abc' (families: sched, block, net, irq, softirq, nvidia, mm)" },
+		{ { "gpulat", "hist", "--per", NULL }, "unknown or ambiguous option '--per'" },
+		{ { "gpulat", "status", "-D", NULL }, "unknown option -D" },
+		{ { "gpulat", "enable", NULL }, "enable needs at least one FAMILY" },
+		{ { "gpulat", "disable", NULL }, "disable needs at least one FAMILY" },
+		{ { "gpulat", "enable", "block", "gpu", NULL }, "unknown family 'gpu' (families: sched, block," },
+		{ { "gpulat", "disable", "1", NULL }, "unknown family '1'" },
+		{ { "gpulat", "enable", "--json", "irq", NULL }, "does not apply to enable" },
+		{ { "gpulat", "enable", "-i", "x", "irq", NULL }, "unknown option -i" },
+		{ { "gpulat", "reset", "now", NULL }, "unexpected argument 'now'" },
+		{ { "gpulat", "reset", "--per-key", NULL }, "does not apply to reset" },
 		{ { "gpulat", "hist", "1", "abc", NULL }, "bad count 'abc'" },
 		{ { "gpulat", "hist", "1", "0", NULL }, "bad count '0'" },
 		{ { "gpulat", "hist", "1", "2.5", NULL }, "bad count '2.5'" },
@@ -208,19 +296,39 @@ TEST_F(tool, status_without_module)
 					     self->err, sizeof(self->err),
 					     ARGV("status", "--json")));
 	ASSERT_NE(NULL, strstr(self->out, "{\"loaded\":false,"));
+	ASSERT_EQ(GPULAT_EXIT_NO_MODULE, run(self->out, sizeof(self->out),
+					     self->err, sizeof(self->err),
+					     ARGV("enable", "block")));
+	ASSERT_NE(NULL, strstr(self->err, "module is not loaded"));
+	ASSERT_STREQ("", self->out);
+	ASSERT_EQ(GPULAT_EXIT_NO_MODULE, run(self->out, sizeof(self->out),
+					     self->err, sizeof(self->err),
+					     ARGV("disable", "sched")));
+	ASSERT_EQ(GPULAT_EXIT_NO_MODULE, run(self->out, sizeof(self->out),
+					     self->err, sizeof(self->err),
+					     ARGV("reset")));
+	/* a usage error is reported before the device is looked for */
+	ASSERT_EQ(GPULAT_EXIT_ERROR, run(self->out, sizeof(self->out),
+					 self->err, sizeof(self->err),
+					 ARGV("enable", "gpu")));
+	ASSERT_NE(NULL, strstr(self->err, "unknown family 'gpu'"));
 }
 
 TEST_F(tool, help_has_examples)
 {
-	char *const cmds[][3] = {
+	char *const cmds[][4] = {
 		{ "gpulat", "--help", NULL },
-		{ "gpulat", "hist", "-h" },
-		{ "gpulat", "status", "--help" },
+		{ "gpulat", "hist", "-h", NULL },
+		{ "gpulat", "status", "--help", NULL },
+		{ "gpulat", "enable", "-h", NULL },
+		{ "gpulat", "disable", "irq", "--help" },
+		{ "gpulat", "reset", "-h", NULL },
+		{ "gpulat", "snapshot", "-h", NULL },
 	};
 	char *line, *save;
 	size_t i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		ASSERT_EQ(0, run(self->out, sizeof(self->out), self->err,
 				 sizeof(self->err), cmds[i]));
 		ASSERT_NE(NULL, strstr(self->out, "EXAMPLES:"));
@@ -228,6 +336,61 @@ TEST_F(tool, help_has_examples)
 		     line = strtok_r(NULL, "\n", &save))
 			ASSERT_LT(strlen(line), 80);
 	}
+}
+
+/* The help texts name the new commands and options. */
+TEST_F(tool, help_texts)
+{
+	ASSERT_EQ(0, run(self->out, sizeof(self->out), self->err,
+			 sizeof(self->err), ARGV("--help")));
+	ASSERT_NE(NULL, strstr(self->out, "\n  enable     switch families on"));
+	ASSERT_NE(NULL, strstr(self->out, "\n  reset      zero every"));
+	ASSERT_NE(NULL, strstr(self->out, "gpulat enable irq nvidia"));
+	ASSERT_EQ(0, run(self->out, sizeof(self->out), self->err,
+			 sizeof(self->err), ARGV("hist", "--help")));
+	ASSERT_NE(NULL, strstr(self->out, "  -D, --per-key "));
+	ASSERT_NE(NULL, strstr(self->out, "gpulat hist block -D"));
+	ASSERT_EQ(0, run(self->out, sizeof(self->out), self->err,
+			 sizeof(self->err), ARGV("enable", "--help")));
+	ASSERT_NE(NULL, strstr(self->out, "usage: gpulat enable FAMILY...\n"));
+	ASSERT_NE(NULL, strstr(self->out, "gpulat disable sched"));
+}
+
+/* The tool on a saved snapshot of every family: filters and splits. */
+TEST_F(tool, families_input)
+{
+	char a[] = "/tmp/gpulat-f-XXXXXX";
+	struct blob bl;
+	size_t len;
+	void *buf;
+	int fd;
+
+	blob_families(&bl);
+	buf = blob_build(&bl, &len);
+	fd = mkstemp(a);
+	ASSERT_EQ((ssize_t)len, write(fd, buf, len));
+	close(fd);
+	free(buf);
+	blob_release(&bl);
+	ASSERT_EQ(0, run(self->out, sizeof(self->out), self->err,
+			 sizeof(self->err), ARGV("hist", "net", "-i", a)));
+	ASSERT_NE(NULL, strstr(self->out, "\nnet.tx  (all CPUs, 2 keys)\n"));
+	ASSERT_NE(NULL, strstr(self->out, "\nsoftirq.run  NET_RX  (all CPUs)\n"));
+	ASSERT_NE(NULL, strstr(self->out, "\nsoftirq.run  NET_TX  (all CPUs)\n"));
+	ASSERT_EQ(NULL, strstr(self->out, "TIMER"));
+	ASSERT_EQ(NULL, strstr(self->out, "block."));
+	ASSERT_NE(NULL, strstr(self->out, "\ndrops: net.expired 2\n"));
+	ASSERT_EQ(0, run(self->out, sizeof(self->out), self->err,
+			 sizeof(self->err),
+			 ARGV("hist", "--per-key", "block", "-i", a)));
+	ASSERT_NE(NULL, strstr(self->out, "\nblock.read.device  nullb0  (all CPUs)\ncount 4  "));
+	ASSERT_NE(NULL, strstr(self->out, "\nblock.read.device  sda  (all CPUs)\ncount 10  "));
+	ASSERT_EQ(0, run(self->out, sizeof(self->out), self->err,
+			 sizeof(self->err),
+			 ARGV("status", "-i", a)));
+	ASSERT_NE(NULL, strstr(self->out, "\nfamily softirq: unavailable, tracepoints missing on this kernel\n  missing:    softirq_raise, softirq_exit\n"));
+	ASSERT_NE(NULL, strstr(self->out, "\nxid events:   2\n"));
+	unlink(a);
 }
 
 /* Replay saved snapshots: totals, difference, corrupt file, bad ABI. */
@@ -255,7 +418,9 @@ TEST_F(tool, input_files)
 			 sizeof(self->err), ARGV("hist", "-i", b, "-f", a)));
 	ASSERT_NE(NULL, strstr(self->out, "interval 2.00s  (generation 1)\n"));
 	ASSERT_NE(NULL, strstr(self->out, "count 7  p50 "));
-	ASSERT_NE(NULL, strstr(self->out, "count 0\n"));
+	/* preempt had no samples in the interval: not shown */
+	ASSERT_EQ(NULL, strstr(self->out, "sched.preempt"));
+	ASSERT_EQ(NULL, strstr(self->out, "count 0\n"));
 	ASSERT_EQ(0, run(self->out, sizeof(self->out), self->err,
 			 sizeof(self->err),
 			 ARGV("hist", "sched", "--json", "-i", b, "-f", a)));
@@ -272,7 +437,7 @@ TEST_F(tool, input_files)
 	ASSERT_EQ(GPULAT_EXIT_INCOMPATIBLE,
 		  run(self->out, sizeof(self->out), self->err,
 		      sizeof(self->err), ARGV("hist", "-i", b)));
-	ASSERT_NE(NULL, strstr(self->err, "ABI 2.0 is incompatible"));
+	ASSERT_NE(NULL, strstr(self->err, "ABI 2.1 is incompatible"));
 	/* corrupt: truncated */
 	ASSERT_EQ(0, truncate(a, 200));
 	ASSERT_EQ(GPULAT_EXIT_ERROR, run(self->out, sizeof(self->out),

@@ -283,4 +283,73 @@ TEST_F(pair, diff_blob_reparses)
 	gl_snapshot_free(n);
 }
 
+/* Events are the last ones the module kept, not counts: new's are kept. */
+TEST_F(pair, events_from_new)
+{
+	struct gl_snapshot *o, *n, *d, *r;
+	const struct gpulat_event *e;
+	char err[256];
+	const void *buf;
+	size_t len;
+
+	blob_add_event(&self->old, 5000000000ULL, GPULAT_EVENT_XID, 31, 0,
+		       "0000:3b:00.0");
+	blob_add_event(&self->new, 5000000000ULL, GPULAT_EVENT_XID, 31, 0,
+		       "0000:3b:00.0");
+	blob_add_event(&self->new, 10500000000ULL, GPULAT_EVENT_XID, 79, 1,
+		       "0000:86:00.0");
+	o = parse_blob(&self->old);
+	n = parse_blob(&self->new);
+	ASSERT_EQ(0, gl_snapshot_diff(o, n, &d));
+	ASSERT_EQ(2, gl_snapshot_nr_events(d));
+	e = gl_snapshot_event(d, 1);
+	ASSERT_EQ(79, e->code);
+	ASSERT_EQ(10500000000ULL, e->time_ns);
+	ASSERT_STREQ("0000:86:00.0", e->device);
+	ASSERT_EQ(NULL, gl_snapshot_event(d, 2));
+	/* the rebuilt blob is VER1 and carries them */
+	buf = gl_snapshot_blob(d, &len);
+	ASSERT_EQ(GPULAT_SNAP_HEADER_SIZE_VER1,
+		  ((const struct gpulat_snap_header *)buf)->header_size);
+	ASSERT_EQ(0, gl_snapshot_parse(buf, len, &r, err, sizeof(err)));
+	ASSERT_EQ(2, gl_snapshot_nr_events(r));
+	ASSERT_EQ(31, gl_snapshot_event(r, 0)->code);
+	ASSERT_STREQ("0000:3b:00.0", gl_snapshot_event(r, 0)->device);
+	gl_snapshot_free(r);
+	gl_snapshot_free(d);
+	/* reversed: old's events, whatever new had before */
+	ASSERT_EQ(0, gl_snapshot_diff(n, o, &d));
+	ASSERT_EQ(1, gl_snapshot_nr_events(d));
+	gl_snapshot_free(d);
+	gl_snapshot_free(o);
+	gl_snapshot_free(n);
+}
+
+/* An ABI 1.0 snapshot (no events) against a 1.1 one, both ways. */
+TEST_F(pair, events_ver0_and_ver1)
+{
+	struct gl_snapshot *o, *n, *d;
+
+	self->old.ver0 = true;
+	blob_add_event(&self->old, 1, GPULAT_EVENT_XID, 1, 0, "ignored");
+	blob_add_event(&self->new, 9000000000ULL, GPULAT_EVENT_XID, 48, 0,
+		       "0000:3b:00.0");
+	blob_record(&self->new, self->w0, 2000, 1);
+	o = parse_blob(&self->old);
+	n = parse_blob(&self->new);
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, gl_snapshot_nr_events(o));
+	ASSERT_EQ(0, gl_snapshot_header(o)->abi_minor);
+	ASSERT_EQ(0, gl_snapshot_diff(o, n, &d));
+	ASSERT_EQ(1, gl_snapshot_series(d, 0)->count);
+	ASSERT_EQ(1, gl_snapshot_nr_events(d));
+	ASSERT_EQ(48, gl_snapshot_event(d, 0)->code);
+	gl_snapshot_free(d);
+	ASSERT_EQ(0, gl_snapshot_diff(n, o, &d));
+	ASSERT_EQ(0, gl_snapshot_nr_events(d));
+	gl_snapshot_free(d);
+	gl_snapshot_free(o);
+	gl_snapshot_free(n);
+}
+
 TEST_HARNESS_MAIN

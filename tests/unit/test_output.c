@@ -244,16 +244,21 @@ TEST_F(view, status_views)
 	char *t = render(self->s, &self->v, VIEW_STATUS_TEXT);
 
 	ASSERT_LT(longest_line(t), 80);
-	ASSERT_TRUE(has_line(t, "abi:          module 1.0, tool 1.0"));
+	ASSERT_TRUE(has_line(t, "abi:          module 1.1, tool 1.1"));
 	ASSERT_TRUE(has_line(t, "kernel:       6.1.0-test"));
-	ASSERT_TRUE(has_line(t, "family sched"));
+	/* one tracepoint failed, two attached: the family runs */
+	ASSERT_TRUE(has_line(t, "family sched: attached"));
+	/* families the module does not have: one line each */
+	ASSERT_TRUE(has_line(t, "family block: unavailable, no tracepoints in this module"));
+	ASSERT_TRUE(has_line(t, "xid events:   none"));
 	ASSERT_TRUE(has_line(t, "  tracepoint  sched_switch               attached  hits 123456"));
 	ASSERT_TRUE(has_line(t, "  tracepoint  sched_wakeup_new           failed    hits 0  (EINVAL)"));
 	ASSERT_TRUE(has_line(t, "  drops:      sched.no_start 0, sched.evicted 1, sched.negative 2"));
 	free(t);
 	t = render(self->s, &self->v, VIEW_STATUS_JSON);
 	ASSERT_NE(NULL, strstr(t, "\"state\":\"failed\",\"error\":22"));
-	ASSERT_EQ(0, check_json(t, "status", 1));
+	ASSERT_NE(NULL, strstr(t, "\"events\":[]"));
+	ASSERT_EQ(0, check_json(t, "status", 7));
 	free(t);
 	t = render(NULL, &self->v, VIEW_STATUS_JSON);
 	ASSERT_NE(NULL, strstr(t, "\"loaded\":false"));
@@ -323,7 +328,421 @@ TEST(hostile_series)
 	ASSERT_NE(NULL, strstr(t, "\"family\":\"family9\""));
 	free(t);
 	t = render(s, &v, VIEW_STATUS_JSON);
-	ASSERT_EQ(0, check_json(t, "status", 1));
+	ASSERT_EQ(0, check_json(t, "status", 8));
+	free(t);
+	gl_snapshot_free(s);
+	blob_release(&b);
+}
+
+/* --- Every family: keyed, per-CPU, merged and split views --- */
+
+FIXTURE(fam) {
+	struct blob b;
+	struct gl_snapshot *s;
+	struct view v;
+};
+
+FIXTURE_SETUP(fam)
+{
+	blob_families(&self->b);
+	self->s = parse_blob(&self->b);
+	memset(&self->v, 0, sizeof(self->v));
+	ASSERT_NE(NULL, self->s);
+}
+
+FIXTURE_TEARDOWN(fam)
+{
+	gl_snapshot_free(self->s);
+	blob_release(&self->b);
+}
+
+/* count_str - occurrences of @needle in @hay */
+static int count_str(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay++;
+	}
+	return n;
+}
+
+/* Without -D or -C: one histogram per (family, id), empty ones skipped. */
+TEST_F(fam, hist_text_merged)
+{
+	char *t = render(self->s, &self->v, VIEW_HIST_TEXT);
+
+	ASSERT_LT(longest_line(t), 80);
+	ASSERT_TRUE(has_line(t, "block.read.queue  sda  (all CPUs)"));
+	/* sda 10 x 100 us and nullb0 4 x 1 ms */
+	ASSERT_TRUE(has_line(t, "block.read.device  (all CPUs, 2 keys)"));
+	ASSERT_TRUE(has_line(t, "count 14  p50 104us  p90 996us  p99 1.00ms  p99.9 1.00ms  max 1.00ms"));
+	ASSERT_TRUE(has_line(t, "  98.3us - 106us  :    10 |****************************************|"));
+	ASSERT_TRUE(has_line(t, "   983us - 1.05ms :     4 |****************                        |"));
+	/* eth0 has samples, lo none: still two keys merged */
+	ASSERT_TRUE(has_line(t, "net.tx  (all CPUs, 2 keys)"));
+	ASSERT_TRUE(has_line(t, "irq.handler  (all CPUs, 2 keys)"));
+	ASSERT_TRUE(has_line(t, "count 7  p50 3.02us  p90 8.00us  p99 8.00us  p99.9 8.00us  max 8.00us"));
+	/* a softirq series has one vector: the heading names it */
+	ASSERT_TRUE(has_line(t, "softirq.run  NET_RX  (all CPUs)"));
+	ASSERT_TRUE(has_line(t, "count 10  p50 9.95us  p90 19.5us  p99 20.0us  p99.9 20.0us  max 20.0us"));
+	ASSERT_TRUE(has_line(t, "softirq.wait  NET_RX  (all CPUs)"));
+	ASSERT_TRUE(has_line(t, "softirq.run  TIMER  (all CPUs)"));
+	ASSERT_TRUE(has_line(t, "nvidia.hardirq  irq 45 nvidia  (all CPUs)"));
+	ASSERT_TRUE(has_line(t, "nvidia.kthread.wake  pid 123 nv_queue  (all CPUs)"));
+	ASSERT_TRUE(has_line(t, "mm.direct_reclaim  (all CPUs)"));
+	ASSERT_TRUE(has_line(t, "count 1  p50 2.00ms  p90 2.00ms  p99 2.00ms  p99.9 2.00ms  max 2.00ms"));
+	/* block.write.device has no sample: skipped */
+	ASSERT_EQ(NULL, strstr(t, "block.write"));
+	ASSERT_EQ(NULL, strstr(t, "(CPU "));
+	ASSERT_EQ(NULL, strstr(t, "count 0"));
+	ASSERT_EQ(11, count_str(t, "(all CPUs"));
+	ASSERT_TRUE(has_line(t, "drops: block.no_start 1, net.expired 2, nvidia.xid_lost 3"));
+	free(t);
+}
+
+/* -D: one histogram per disk, netdev, IRQ handler, thread. */
+TEST_F(fam, hist_text_per_key)
+{
+	char *t;
+
+	self->v.per_key = true;
+	t = render(self->s, &self->v, VIEW_HIST_TEXT);
+	ASSERT_LT(longest_line(t), 80);
+	ASSERT_TRUE(has_line(t, "block.read.device  sda  (all CPUs)"));
+	ASSERT_TRUE(has_line(t, "count 10  p50 99.2us  p90 99.8us  p99 100us  p99.9 100us  max 100us"));
+	ASSERT_TRUE(has_line(t, "block.read.device  nullb0  (all CPUs)"));
+	ASSERT_TRUE(has_line(t, "count 4  p50 992us  p90 1.00ms  p99 1.00ms  p99.9 1.00ms  max 1.00ms"));
+	ASSERT_TRUE(has_line(t, "net.tx  eth0  (all CPUs)"));
+	ASSERT_EQ(NULL, strstr(t, "net.tx  lo"));	/* empty */
+	/* the IRQ number is the low 32 bits of the key */
+	ASSERT_TRUE(has_line(t, "irq.handler  irq 11 eth0  (all CPUs)"));
+	ASSERT_TRUE(has_line(t, "count 5  p50 2.93us  p90 3.00us  p99 3.00us  p99.9 3.00us  max 3.00us"));
+	ASSERT_TRUE(has_line(t, "irq.handler  irq 24 nvme0q1  (all CPUs)"));
+	ASSERT_TRUE(has_line(t, "nvidia.kthread.wake  pid 123 nv_queue  (all CPUs)"));
+	ASSERT_TRUE(has_line(t, "softirq.run  NET_RX  (all CPUs)"));
+	ASSERT_EQ(NULL, strstr(t, "keys)"));
+	ASSERT_EQ(NULL, strstr(t, "(CPU "));
+	ASSERT_EQ(13, count_str(t, "(all CPUs)"));
+	free(t);
+}
+
+/* -C: per-CPU series split by CPU, keyed ones (no CPU) stay whole. */
+TEST_F(fam, hist_text_per_cpu)
+{
+	char *t;
+
+	self->v.per_cpu = true;
+	t = render(self->s, &self->v, VIEW_HIST_TEXT);
+	ASSERT_LT(longest_line(t), 80);
+	ASSERT_TRUE(has_line(t, "softirq.run  NET_RX  (CPU 0)"));
+	ASSERT_TRUE(has_line(t, "count 7  p50 9.66us  p90 10.0us  p99 10.0us  p99.9 10.0us  max 10.0us"));
+	ASSERT_TRUE(has_line(t, "softirq.run  NET_RX  (CPU 1)"));
+	ASSERT_TRUE(has_line(t, "count 3  p50 19.5us  p90 20.0us  p99 20.0us  p99.9 20.0us  max 20.0us"));
+	ASSERT_TRUE(has_line(t, "mm.direct_reclaim  (CPU 1)"));
+	ASSERT_FALSE(has_line(t, "mm.direct_reclaim  (CPU 0)"));
+	ASSERT_TRUE(has_line(t, "block.read.device  (all CPUs, 2 keys)"));
+	ASSERT_EQ(6, count_str(t, "(CPU "));
+	free(t);
+	/* both: per key and per CPU */
+	self->v.per_key = true;
+	t = render(self->s, &self->v, VIEW_HIST_TEXT);
+	ASSERT_LT(longest_line(t), 80);
+	ASSERT_TRUE(has_line(t, "block.read.device  nullb0  (all CPUs)"));
+	ASSERT_TRUE(has_line(t, "softirq.run  NET_RX  (CPU 1)"));
+	ASSERT_EQ(6, count_str(t, "(CPU "));
+	ASSERT_EQ(13, count_str(t, "(all CPUs)"));
+	free(t);
+}
+
+/* hist net: the net family and the NET_RX, NET_TX softirqs. */
+TEST_F(fam, hist_net_adds_softirqs)
+{
+	char *t;
+
+	self->v.families = 1ULL << GPULAT_FAM_NET;
+	t = render(self->s, &self->v, VIEW_HIST_TEXT);
+	ASSERT_TRUE(has_line(t, "net.tx  (all CPUs, 2 keys)"));
+	ASSERT_TRUE(has_line(t, "softirq.run  NET_RX  (all CPUs)"));
+	ASSERT_TRUE(has_line(t, "softirq.wait  NET_RX  (all CPUs)"));
+	ASSERT_TRUE(has_line(t, "softirq.run  NET_TX  (all CPUs)"));
+	ASSERT_EQ(NULL, strstr(t, "TIMER"));
+	ASSERT_EQ(NULL, strstr(t, "block"));
+	ASSERT_EQ(NULL, strstr(t, "irq.handler"));
+	ASSERT_TRUE(has_line(t, "drops: net.expired 2"));
+	free(t);
+	t = render(self->s, &self->v, VIEW_HIST_JSON);
+	ASSERT_EQ(0, check_json(t, "hist", 4));
+	free(t);
+	/* softirq alone: every vector, TIMER too */
+	self->v.families = 1ULL << GPULAT_FAM_SOFTIRQ;
+	t = render(self->s, &self->v, VIEW_HIST_TEXT);
+	ASSERT_TRUE(has_line(t, "softirq.run  TIMER  (all CPUs)"));
+	ASSERT_EQ(NULL, strstr(t, "net.tx"));
+	free(t);
+}
+
+/* JSON: family, name, cpu, key and key_name on every series. */
+TEST_F(fam, hist_json_keys)
+{
+	char *t = render(self->s, &self->v, VIEW_HIST_JSON);
+
+	/* empty histograms stay in JSON: 12 (family, id) */
+	ASSERT_EQ(0, check_json(t, "hist", 12));
+	ASSERT_NE(NULL, strstr(t, "{\"family\":\"block\",\"name\":\"block.read.device\",\"cpu\":null,\"key\":null,\"key_name\":null,\"count\":14,"));
+	ASSERT_NE(NULL, strstr(t, "{\"family\":\"block\",\"name\":\"block.read.queue\",\"cpu\":null,\"key\":8388608,\"key_name\":\"sda\",\"count\":10,"));
+	ASSERT_NE(NULL, strstr(t, "{\"family\":\"block\",\"name\":\"block.write.device\",\"cpu\":null,\"key\":263192576,\"key_name\":\"nullb0\",\"count\":0,"));
+	ASSERT_NE(NULL, strstr(t, "{\"family\":\"softirq\",\"name\":\"softirq.run\",\"cpu\":null,\"key\":3,\"key_name\":\"NET_RX\",\"count\":10,"));
+	ASSERT_NE(NULL, strstr(t, "{\"family\":\"mm\",\"name\":\"mm.direct_reclaim\",\"cpu\":null,\"key\":null,\"key_name\":null,\"count\":1,"));
+	free(t);
+	self->v.per_key = true;
+	t = render(self->s, &self->v, VIEW_HIST_JSON);
+	ASSERT_EQ(0, check_json(t, "hist", 15));
+	ASSERT_NE(NULL, strstr(t, "{\"family\":\"block\",\"name\":\"block.read.device\",\"cpu\":null,\"key\":263192576,\"key_name\":\"nullb0\",\"count\":4,"));
+	ASSERT_NE(NULL, strstr(t, "{\"family\":\"irq\",\"name\":\"irq.handler\",\"cpu\":null,\"key\":188896956645387,\"key_name\":\"eth0\",\"count\":5,"));
+	ASSERT_NE(NULL, strstr(t, "{\"family\":\"net\",\"name\":\"net.tx\",\"cpu\":null,\"key\":1,\"key_name\":\"lo\",\"count\":0,"));
+	free(t);
+	self->v.per_cpu = true;
+	t = render(self->s, &self->v, VIEW_HIST_JSON);
+	/* 15 and 6 non-empty per-CPU ones */
+	ASSERT_EQ(0, check_json(t, "hist", 21));
+	ASSERT_NE(NULL, strstr(t, "{\"family\":\"softirq\",\"name\":\"softirq.run\",\"cpu\":1,\"key\":3,\"key_name\":\"NET_RX\",\"count\":3,"));
+	ASSERT_NE(NULL, strstr(t, "{\"family\":\"mm\",\"name\":\"mm.direct_reclaim\",\"cpu\":1,\"key\":null,\"key_name\":null,\"count\":1,"));
+	free(t);
+}
+
+/* Nothing has data: say so rather than print nothing. */
+TEST(hist_text_all_empty)
+{
+	struct gl_snapshot *s;
+	struct view v = { 0 };
+	struct blob b;
+	char *t;
+
+	blob_init(&b);
+	blob_add_series(&b, GPULAT_FAM_BLOCK, 1, GPULAT_CPU_NONE, BLOB_SDA,
+			"block.read.device", "sda");
+	blob_add_series(&b, GPULAT_FAM_MM, 0, 2, 0, "mm.direct_reclaim", "");
+	s = parse_blob(&b);
+	ASSERT_NE(NULL, s);
+	t = render(s, &v, VIEW_HIST_TEXT);
+	ASSERT_TRUE(has_line(t, "no samples: all 2 histograms are empty"));
+	ASSERT_EQ(NULL, strstr(t, "block.read.device"));
+	free(t);
+	v.per_key = true;
+	v.per_cpu = true;
+	v.families = 1ULL << GPULAT_FAM_MM;
+	t = render(s, &v, VIEW_HIST_TEXT);
+	ASSERT_TRUE(has_line(t, "no samples: all 1 histograms are empty"));
+	free(t);
+	v.families = 1ULL << GPULAT_FAM_NET;
+	t = render(s, &v, VIEW_HIST_TEXT);
+	ASSERT_TRUE(has_line(t, "no series"));
+	free(t);
+	gl_snapshot_free(s);
+	blob_release(&b);
+}
+
+/* hist_key_text for each family, with and without a key name. */
+TEST(key_text)
+{
+	struct gpulat_series sr;
+	char buf[80];
+
+	memset(&sr, 0, sizeof(sr));
+	ASSERT_STREQ("", hist_key_text(buf, sizeof(buf), &sr));
+	sr.family = GPULAT_FAM_BLOCK;
+	sr.key = 8ULL << 20 | 16;
+	ASSERT_STREQ("dev 8:16", hist_key_text(buf, sizeof(buf), &sr));
+	strcpy(sr.key_name, "sdb");
+	ASSERT_STREQ("sdb", hist_key_text(buf, sizeof(buf), &sr));
+	memset(&sr, 0, sizeof(sr));
+	sr.family = GPULAT_FAM_NET;
+	sr.key = 4;
+	ASSERT_STREQ("ifindex 4", hist_key_text(buf, sizeof(buf), &sr));
+	sr.family = GPULAT_FAM_IRQ;
+	sr.key = 0xffffffffULL << 32 | 130;
+	ASSERT_STREQ("irq 130", hist_key_text(buf, sizeof(buf), &sr));
+	strcpy(sr.key_name, "nvme0q\n");
+	ASSERT_STREQ("irq 130 nvme0q?", hist_key_text(buf, sizeof(buf), &sr));
+	sr.family = GPULAT_FAM_NVIDIA;
+	sr.id = GPULAT_NV_HARDIRQ;
+	ASSERT_STREQ("irq 130 nvme0q?", hist_key_text(buf, sizeof(buf), &sr));
+	sr.id = GPULAT_NV_KTHREAD_WAKE;
+	sr.key = 4242;
+	strcpy(sr.key_name, "nv_queue");
+	ASSERT_STREQ("pid 4242 nv_queue", hist_key_text(buf, sizeof(buf), &sr));
+	memset(&sr, 0, sizeof(sr));
+	sr.family = GPULAT_FAM_SOFTIRQ;
+	sr.key = 9;
+	ASSERT_STREQ("vector 9", hist_key_text(buf, sizeof(buf), &sr));
+	sr.family = 42;
+	ASSERT_STREQ("key 9", hist_key_text(buf, sizeof(buf), &sr));
+	/* clipped to the buffer */
+	sr.family = GPULAT_FAM_NVIDIA;
+	sr.id = GPULAT_NV_KTHREAD_WAKE;
+	ASSERT_STREQ("pid", hist_key_text(buf, 4, &sr));
+}
+
+/* Longest kernel names and keys: headings clipped below 80 columns. */
+TEST(hostile_keys)
+{
+	struct gl_snapshot *s;
+	struct view v = { .per_key = true, .per_cpu = true };
+	struct blob b;
+	size_t i;
+	char *t;
+
+	blob_init(&b);
+	b.hdr.nr_cpu_ids = 4000000000U;
+	i = blob_add_series(&b, GPULAT_FAM_IRQ, 0, GPULAT_CPU_NONE,
+			    UINT64_MAX, "irq.handler.0123456789abcdefghi",
+			    "\x1b[31m-0123456789012345678901234567");
+	blob_record(&b, i, 5000, 1);
+	i = blob_add_series(&b, GPULAT_FAM_SOFTIRQ, 1, 3999999999U,
+			    UINT64_MAX, "softirq.run.0123456789abcdefghi",
+			    "NET_RX0123456789012345678901234");
+	blob_record(&b, i, 5000, 1);
+	i = blob_add_series(&b, GPULAT_FAM_SOFTIRQ, 1, 3999999998U,
+			    UINT64_MAX - 1, "softirq.run.0123456789abcdefghi",
+			    "NET_RX0123456789012345678901234");
+	blob_record(&b, i, 5000, 1);
+	s = parse_blob(&b);
+	ASSERT_NE(NULL, s);
+	t = render(s, &v, VIEW_HIST_TEXT);
+	ASSERT_LT(longest_line(t), 80);
+	ASSERT_NE(NULL, strstr(t, "irq.handler.0123456789abcdefghi  irq 4294967295 ?[31m-01234567"));
+	ASSERT_NE(NULL, strstr(t, "  (CPU 3999999999)\n"));
+	ASSERT_EQ(NULL, strstr(t, "\x1b"));
+	free(t);
+	v.per_key = false;
+	t = render(s, &v, VIEW_HIST_TEXT);
+	ASSERT_LT(longest_line(t), 80);
+	ASSERT_TRUE(has_line(t, "softirq.run.0123456789abcdefghi  (all CPUs, 2 keys)"));
+	free(t);
+	t = render(s, &v, VIEW_HIST_JSON);
+	ASSERT_EQ(0, check_json(t, "hist", 4));
+	free(t);
+	gl_snapshot_free(s);
+	blob_release(&b);
+}
+
+/* Longest tracepoint names, states, hits and errnos stay below 80. */
+TEST(hostile_probes)
+{
+	static const char tp[] = "tp_0123456789012345678901234567890123456789abc";
+	struct gl_snapshot *s;
+	struct view v = { 0 };
+	struct blob b;
+	char *t;
+
+	blob_init(&b);
+	blob_add_probe(&b, GPULAT_FAM_IRQ, GPULAT_PROBE_FAILED, UINT32_MAX,
+		       "irq", tp, UINT64_MAX);
+	blob_add_probe(&b, GPULAT_FAM_IRQ, UINT32_MAX, 0, "irq", tp, 5);
+	blob_add_probe(&b, GPULAT_FAM_BLOCK, GPULAT_PROBE_MISSING, 0, "block",
+		       tp, 0);
+	blob_add_probe(&b, GPULAT_FAM_BLOCK, GPULAT_PROBE_MISSING, 0, "block",
+		       "block_rq_issue", 0);
+	s = parse_blob(&b);
+	ASSERT_NE(NULL, s);
+	t = render(s, &v, VIEW_STATUS_TEXT);
+	ASSERT_LT(longest_line(t), 80);
+	ASSERT_TRUE(has_line(t, "family irq: unavailable, registration failed: errno 4294967295"));
+	ASSERT_TRUE(has_line(t, "  tracepoint  tp_012345678901234567 failed    hits 1.84e+19  (errno 4294967295)"));
+	ASSERT_TRUE(has_line(t, "  tracepoint  tp_01234567890123456789012345678901234567 state 4294967295 hits 5"));
+	ASSERT_TRUE(has_line(t, "  missing:    tp_0123456789012345678901234567890123456789abc, block_rq_issue"));
+	free(t);
+	t = render(s, &v, VIEW_STATUS_JSON);
+	ASSERT_EQ(0, check_json(t, "status", 7));
+	free(t);
+	gl_snapshot_free(s);
+	blob_release(&b);
+}
+
+/* status: each family's state and why, drops, the Xid events. */
+TEST_F(fam, status_text)
+{
+	char *t;
+
+	self->v.kernel = "6.12.0-test";
+	t = render(self->s, &self->v, VIEW_STATUS_TEXT);
+	ASSERT_LT(longest_line(t), 80);
+	ASSERT_TRUE(has_line(t, "families:     sched unavailable, block attached, net off, irq unavailable,"));
+	ASSERT_TRUE(has_line(t, "              softirq unavailable, nvidia unavailable, mm attached"));
+	ASSERT_TRUE(has_line(t, "xid events:   2"));
+	/* snapshot at 10 s: 2 s and 0.5 s before */
+	ASSERT_TRUE(has_line(t, "     2.00s ago  0000:3b:00.0   Xid 79"));
+	ASSERT_TRUE(has_line(t, "     500ms ago  0000:86:00.0   Xid 13"));
+	ASSERT_TRUE(has_line(t, "family sched: unavailable, no tracepoints in this module"));
+	ASSERT_TRUE(has_line(t, "family block: attached"));
+	ASSERT_TRUE(has_line(t, "  tracepoint  block_rq_issue             attached  hits 24"));
+	ASSERT_TRUE(has_line(t, "family net: off (switched off, or not switched on at load)"));
+	ASSERT_TRUE(has_line(t, "  tracepoint  net_dev_xmit               disabled  hits 6"));
+	ASSERT_TRUE(has_line(t, "  drops:      net.expired 2"));
+	ASSERT_TRUE(has_line(t, "family irq: unavailable, registration failed: EBUSY"));
+	ASSERT_TRUE(has_line(t, "  failed:     irq_handler_entry, EBUSY (errno 16)"));
+	ASSERT_TRUE(has_line(t, "family softirq: unavailable, tracepoints missing on this kernel"));
+	ASSERT_TRUE(has_line(t, "  missing:    softirq_raise, softirq_exit"));
+	ASSERT_TRUE(has_line(t, "  series:     5"));
+	ASSERT_TRUE(has_line(t, "family nvidia: unavailable, no tracepoints in this module"));
+	ASSERT_TRUE(has_line(t, "  drops:      nvidia.xid_lost 3"));
+	ASSERT_TRUE(has_line(t, "family mm: attached"));
+	free(t);
+}
+
+TEST_F(fam, status_json)
+{
+	char *t = render(self->s, &self->v, VIEW_STATUS_JSON);
+
+	ASSERT_EQ(0, check_json(t, "status", 7));
+	ASSERT_NE(NULL, strstr(t, "{\"family\":\"softirq\",\"state\":\"unavailable\",\"reason\":\"tracepoints missing on this kernel\",\"missing\":[\"softirq_raise\",\"softirq_exit\"],\"error\":null,\"error_name\":null,\"series\":5,"));
+	ASSERT_NE(NULL, strstr(t, "{\"family\":\"irq\",\"state\":\"unavailable\",\"reason\":\"registration failed\",\"missing\":[],\"error\":16,\"error_name\":\"EBUSY\",\"series\":2,"));
+	ASSERT_NE(NULL, strstr(t, "{\"family\":\"net\",\"state\":\"off\",\"reason\":\"switched off, or not switched on at load\","));
+	ASSERT_NE(NULL, strstr(t, "{\"family\":\"block\",\"state\":\"attached\",\"reason\":null,"));
+	ASSERT_NE(NULL, strstr(t, "\"drops\":{\"nvidia.xid_lost\":3}"));
+	ASSERT_NE(NULL, strstr(t, "\"events\":[{\"type\":\"xid\",\"code\":79,\"device\":\"0000:3b:00.0\",\"cpu\":1,\"time_ns\":8000000000,\"age_ns\":2000000000},{\"type\":\"xid\",\"code\":13,"));
+	free(t);
+}
+
+/* More events than shown, odd ones, hostile devices; ABI 1.0 has none. */
+TEST(status_events)
+{
+	struct gl_snapshot *s;
+	struct view v = { 0 };
+	struct blob b;
+	uint32_t i;
+	char *t;
+
+	blob_init(&b);
+	for (i = 0; i < 12; i++)
+		blob_add_event(&b, 1000000000ULL * i, GPULAT_EVENT_XID, 100 + i,
+			       0, "0000:3b:00.0");
+	blob_add_event(&b, UINT64_MAX, 7, UINT32_MAX, GPULAT_CPU_NONE,
+		       "\x1b[2J0123456789012345678901234567");
+	s = parse_blob(&b);
+	ASSERT_NE(NULL, s);
+	t = render(s, &v, VIEW_STATUS_TEXT);
+	ASSERT_LT(longest_line(t), 80);
+	ASSERT_TRUE(has_line(t, "xid events:   13, the last 10:"));
+	ASSERT_EQ(NULL, strstr(t, "Xid 102"));
+	ASSERT_TRUE(has_line(t, "     7.00s ago  0000:3b:00.0   Xid 103"));
+	/* a time after the snapshot's reads as now */
+	ASSERT_TRUE(has_line(t, "       0ns ago  ?[2J01234567890123456789 type 7 code 4294967295"));
+	ASSERT_EQ(NULL, strstr(t, "\x1b"));
+	free(t);
+	t = render(s, &v, VIEW_STATUS_JSON);
+	ASSERT_EQ(0, check_json(t, "status", 7));
+	ASSERT_NE(NULL, strstr(t, "{\"type\":7,\"code\":4294967295,\"device\":\"\\u001b[2J012345678901234567890123456\",\"cpu\":null,\"time_ns\":18446744073709551615,\"age_ns\":0}]"));
+	free(t);
+	gl_snapshot_free(s);
+	b.ver0 = true;
+	s = parse_blob(&b);
+	ASSERT_NE(NULL, s);
+	t = render(s, &v, VIEW_STATUS_TEXT);
+	ASSERT_TRUE(has_line(t, "abi:          module 1.0, tool 1.1"));
+	ASSERT_TRUE(has_line(t, "xid events:   none"));
 	free(t);
 	gl_snapshot_free(s);
 	blob_release(&b);
