@@ -89,6 +89,11 @@ struct gpulat_family {
 	struct gpulat_keyed *keyed;	/* NULL: no keyed series */
 	int (*init)(struct gpulat_family *fam, void __percpu *pcpu);
 	void (*exit)(struct gpulat_family *fam);
+	/*
+	 * forget start stamps before the probes attach again, so that no
+	 * interval spans a time the family was off; may be NULL
+	 */
+	void (*clear)(struct gpulat_family *fam);
 	/* copy up to @max timeline events, oldest first; may be NULL */
 	unsigned int (*events)(struct gpulat_family *fam,
 			       struct gpulat_event *out, unsigned int max);

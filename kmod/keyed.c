@@ -160,6 +160,12 @@ int gpulat_inflight_alloc(struct gpulat_inflight *t, unsigned int entries,
 	return t->e ? 0 : -ENOMEM;
 }
 
+/* gpulat_inflight_clear - drop every stamp; no probe may be running */
+void gpulat_inflight_clear(struct gpulat_inflight *t)
+{
+	memset(t->e, 0, sizeof(*t->e) << t->bits);
+}
+
 void gpulat_inflight_free(struct gpulat_inflight *t)
 {
 	kvfree(t->e);

@@ -194,5 +194,6 @@ static __always_inline void gpulat_flight_release(struct gpulat_flight *f)
 int gpulat_inflight_alloc(struct gpulat_inflight *t, unsigned int entries,
 			  u64 expire_ns);
 void gpulat_inflight_free(struct gpulat_inflight *t);
+void gpulat_inflight_clear(struct gpulat_inflight *t);
 
 #endif /* _GPULAT_KEYED_H */

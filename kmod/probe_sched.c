@@ -186,6 +186,11 @@ static int sched_init(struct gpulat_family *fam, void __percpu *pcpu)
 	return 0;
 }
 
+static void sched_clear(struct gpulat_family *fam)
+{
+	memset(sched_stamps, 0, sizeof(u64) << sched_bits);
+}
+
 static void sched_exit(struct gpulat_family *fam)
 {
 	kvfree(sched_stamps);
@@ -234,6 +239,7 @@ struct gpulat_family gpulat_sched_family = {
 	.counter_offset	= offsetof(struct sched_pcpu, counters),
 	.init		= sched_init,
 	.exit		= sched_exit,
+	.clear		= sched_clear,
 	.enabled	= true,
 };
 

@@ -181,6 +181,9 @@ int gpulat_family_switch(struct gpulat_family *fam, bool on)
 	ret = gpulat_family_alloc(fam);
 	if (ret)
 		return ret;
+	/* no probe of the family runs now: its state can be cleared */
+	if (fam->clear)
+		fam->clear(fam);
 	ret = gpulat_family_attach(fam);
 	if (ret) {
 		/* a probe attached before the failure may still be running */

@@ -192,7 +192,8 @@ TEST_F(dev, snapshot_layout)
 	EXPECT_EQ(sizeof(*h), h->series.offset);
 	EXPECT_EQ(h->series.offset + h->series.count * sz, h->counters.offset);
 	EXPECT_EQ(sizeof(struct gpulat_counter), h->counters.entry_size);
-	EXPECT_EQ(3, h->counters.count);
+	/* at least the sched family's three drop counters */
+	EXPECT_LE(3, h->counters.count);
 	EXPECT_EQ(sizeof(struct gpulat_probe), h->probes.entry_size);
 	EXPECT_EQ(h->probes.offset + h->probes.count * h->probes.entry_size,
 		  h->total_size);

@@ -151,7 +151,7 @@ TEST(slots_sum_to_count)
 {
 	struct gl_snapshot *s = NULL;
 	char err[256];
-	size_t i, bad = 0, n = 0;
+	size_t i, bad = 0, n = 0, n_sched = 0;
 	int fd, try;
 
 	fd = gl_open(err, sizeof(err));
@@ -165,11 +165,13 @@ TEST(slots_sum_to_count)
 		ASSERT_EQ(0, gl_snapshot_take(fd, &s));
 		n = gl_snapshot_nr_series(s);
 		bad = 0;
+		n_sched = 0;
 		for (i = 0; i < n; i++) {
 			const struct gpulat_series *sr = gl_snapshot_series(s, i);
 			uint64_t sum = 0;
 			unsigned int k;
 
+			n_sched += sr->family == GPULAT_FAM_SCHED;
 			for (k = 0; k < GPULAT_HIST_NR_BUCKETS; k++)
 				sum += sr->buckets[k];
 			if (sum != sr->count) {
@@ -186,9 +188,11 @@ TEST(slots_sum_to_count)
 			break;
 		usleep(20000);
 	}
+	/* every family's histograms, per-CPU and shared ones alike */
 	EXPECT_EQ(0, bad);
+	EXPECT_LE(n_sched, n);
 	/* two sched series per online CPU */
-	EXPECT_EQ(2 * (size_t)sysconf(_SC_NPROCESSORS_ONLN), n);
+	EXPECT_EQ(2 * (size_t)sysconf(_SC_NPROCESSORS_ONLN), n_sched);
 	close(fd);
 }
 
@@ -198,7 +202,7 @@ TEST(drop_counters_present)
 	struct gl_snapshot *s = NULL;
 	uint64_t v, hits = 0;
 	char err[256];
-	size_t i;
+	size_t i, n = 0;
 	int fd;
 
 	fd = gl_open(err, sizeof(err));
@@ -206,17 +210,20 @@ TEST(drop_counters_present)
 	ASSERT_EQ(0, gl_snapshot_take(fd, &s));
 	ASSERT_EQ(0, gl_counter(s, GPULAT_FAM_SCHED, GPULAT_SCHED_NO_START, &v));
 	ASSERT_EQ(0, gl_counter(s, GPULAT_FAM_SCHED, GPULAT_SCHED_EVICTED, &v));
-	/* one table entry per pid on a small VM: no collisions possible */
+	/* a small VM has few runnable tasks at once: no collision expected */
 	EXPECT_EQ(0, v);
 	ASSERT_EQ(0, gl_counter(s, GPULAT_FAM_SCHED, GPULAT_SCHED_NEGATIVE, &v));
 	EXPECT_EQ(0, v);
-	ASSERT_EQ(3, gl_snapshot_nr_probes(s));
 	for (i = 0; i < gl_snapshot_nr_probes(s); i++) {
 		const struct gpulat_probe *p = gl_snapshot_probe(s, i);
 
+		if (p->family != GPULAT_FAM_SCHED)
+			continue;
+		n++;
 		EXPECT_EQ(GPULAT_PROBE_ATTACHED, p->state) TH_LOG("%s", p->tracepoint);
 		hits += p->hits;
 	}
+	EXPECT_EQ(3, n);
 	EXPECT_LT(0, hits);
 	gl_snapshot_free(s);
 	close(fd);
