@@ -1,11 +1,382 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * block family: placeholder until its probes land; it has no tracepoints,
- * so it stays off and lists nothing.
+ * Block family: request latency per disk and operation, as two kinds of
+ * keyed series.
+ *
+ *   block.<op>.queue   block_rq_insert (or _requeue) -> block_rq_issue
+ *   block.<op>.device  block_rq_issue -> block_rq_complete
+ *
+ * op is read, write, flush, discard or other (req_op()); the key is the
+ * disk's dev_t, 0 for a queue without a disk.  A request issued without
+ * passing through insert (no I/O scheduler, or a direct issue) is timed
+ * for device time only.
+ *
+ * A request's stamp lives in the in-flight table, keyed by its address,
+ * from its first event to its completion.  The entry also holds the key
+ * index, found once at that first event, and where the request stands:
+ *
+ *   BLOCK_QUEUED    inserted: waiting in the scheduler or a queue
+ *   BLOCK_REQUEUED  handed back by the driver or the block layer
+ *   BLOCK_ISSUED    given to the driver
+ *
+ * Events of one request are serialised by the block layer (a request is
+ * inserted, issued and completed one step after the other, whatever the
+ * CPUs), so only the owner of an entry writes it.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <trace/events/block.h>
+
 #include "gpulat.h"
+#include "keyed.h"
+#include "compat/block.h"
+
+/* A stamp this old may be taken over: twice the usual request timeout. */
+#define BLOCK_EXPIRE_NS		(60ULL * NSEC_PER_SEC)
+#define BLOCK_INFLIGHT_PER_CPU	256U
+#define BLOCK_INFLIGHT_MIN	4096U
+#define BLOCK_INFLIGHT_MAX	(1U << 22)
+#define BLOCK_NO_KEY		U32_MAX
+
+enum block_state {
+	BLOCK_QUEUED	= 1,
+	BLOCK_REQUEUED	= 2,
+	BLOCK_ISSUED	= 3,
+};
+
+enum {
+	BLOCK_HIT_INSERT = GPULAT_BLOCK_KEYS_FULL + 1,
+	BLOCK_HIT_ISSUE,
+	BLOCK_HIT_COMPLETE,
+	BLOCK_HIT_REQUEUE,
+	BLOCK_HIT_MERGE,
+	BLOCK_NR_COUNTERS,
+};
+
+struct block_pcpu {
+	u64 counters[BLOCK_NR_COUNTERS];
+};
+
+static unsigned int block_inflight;
+module_param(block_inflight, uint, 0444);
+MODULE_PARM_DESC(block_inflight,
+		 "in-flight request table entries (0: 256 per possible CPU, at least 4096)");
+
+static struct block_pcpu __percpu *block_pc;
+static struct gpulat_inflight block_flight;
+
+#define BLOCK_QUEUE_WHAT	"block_rq_insert -> block_rq_issue"
+#define BLOCK_DEVICE_WHAT	"block_rq_issue -> block_rq_complete"
+
+/* In id order: a series' index in the keyed set is its id. */
+static const struct gpulat_series_desc block_series[] = {
+	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_READ, GPULAT_BLOCK_QUEUE),
+	  .name = "block.read.queue", .what = BLOCK_QUEUE_WHAT },
+	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_READ, GPULAT_BLOCK_DEVICE),
+	  .name = "block.read.device", .what = BLOCK_DEVICE_WHAT },
+	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_WRITE, GPULAT_BLOCK_QUEUE),
+	  .name = "block.write.queue", .what = BLOCK_QUEUE_WHAT },
+	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_WRITE, GPULAT_BLOCK_DEVICE),
+	  .name = "block.write.device", .what = BLOCK_DEVICE_WHAT },
+	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_FLUSH, GPULAT_BLOCK_QUEUE),
+	  .name = "block.flush.queue", .what = BLOCK_QUEUE_WHAT },
+	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_FLUSH, GPULAT_BLOCK_DEVICE),
+	  .name = "block.flush.device", .what = BLOCK_DEVICE_WHAT },
+	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_DISCARD, GPULAT_BLOCK_QUEUE),
+	  .name = "block.discard.queue", .what = BLOCK_QUEUE_WHAT },
+	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_DISCARD, GPULAT_BLOCK_DEVICE),
+	  .name = "block.discard.device", .what = BLOCK_DEVICE_WHAT },
+	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_OTHER, GPULAT_BLOCK_QUEUE),
+	  .name = "block.other.queue", .what = BLOCK_QUEUE_WHAT },
+	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_OTHER, GPULAT_BLOCK_DEVICE),
+	  .name = "block.other.device", .what = BLOCK_DEVICE_WHAT },
+};
+
+static struct gpulat_keyed block_keyed = {
+	.series		= block_series,
+	.nr_series	= ARRAY_SIZE(block_series),
+	.max_keys	= 32,
+	.keys_full	= GPULAT_BLOCK_KEYS_FULL,
+};
+
+static __always_inline void block_count(unsigned int idx)
+{
+	this_cpu_inc(block_pc->counters[idx]);
+}
+
+/* block_op - the operation a request's samples are filed under */
+static __always_inline unsigned int block_op(const struct request *rq)
+{
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		return GPULAT_BLOCK_READ;
+	case REQ_OP_WRITE:
+		return GPULAT_BLOCK_WRITE;
+	case REQ_OP_FLUSH:
+		return GPULAT_BLOCK_FLUSH;
+	case REQ_OP_DISCARD:
+		return GPULAT_BLOCK_DISCARD;
+	default:
+		return GPULAT_BLOCK_OTHER;
+	}
+}
+
+/* block_key_fill - name a new key once: the disk's name */
+static void block_key_fill(struct gpulat_key *k, const void *arg)
+{
+	const struct gendisk *disk = arg;
+
+	strscpy(k->name, disk ? disk->disk_name : "none", sizeof(k->name));
+}
+
+/* block_key - key index of @rq's disk, or BLOCK_NO_KEY when none is left */
+static __always_inline u32 block_key(struct request *rq)
+{
+	struct gendisk *disk = gpulat_rq_disk(rq);
+	int idx;
+
+	idx = gpulat_key_get(&block_keyed, disk ? disk_devt(disk) : 0,
+			     block_key_fill, disk);
+	return idx < 0 ? BLOCK_NO_KEY : idx;
+}
+
+/* block_file - file the interval from @ts to @now for @rq */
+static __always_inline void block_file(struct request *rq, u32 key_idx,
+				       unsigned int kind, u64 ts, u64 now)
+{
+	s64 delta = now - ts;
+
+	if (unlikely(key_idx == BLOCK_NO_KEY)) {
+		block_count(GPULAT_BLOCK_KEYS_FULL);
+		return;
+	}
+	if (unlikely(delta < 0)) {
+		block_count(GPULAT_BLOCK_NEGATIVE);
+		return;
+	}
+	gpulat_ghist_record(gpulat_key_hist(&block_keyed, key_idx,
+					    GPULAT_BLOCK_SERIES(block_op(rq),
+								kind)),
+			    delta);
+}
+
+/*
+ * block_start - stamp @rq as @state since @now, in a new entry
+ *
+ * An entry the request still holds from an earlier life (its end was
+ * never seen) is reused and counted as expired, like a stale entry of
+ * another request that had to be taken over.
+ */
+static __always_inline struct gpulat_flight *
+block_start(struct request *rq, u32 state, u64 now)
+{
+	enum gpulat_claim how;
+	struct gpulat_flight *f;
+
+	f = gpulat_flight_claim(&block_flight, (unsigned long)rq, now, &how);
+	if (unlikely(!f)) {
+		block_count(GPULAT_BLOCK_FULL);
+		return NULL;
+	}
+	if (unlikely(how == GPULAT_CLAIM_EXPIRED || how == GPULAT_CLAIM_OWN))
+		block_count(GPULAT_BLOCK_EXPIRED);
+	f->key_idx = block_key(rq);
+	f->aux = state;
+	return f;
+}
+
+static void block_probe_insert(GPULAT_BLOCK_RQ_ARGS)
+{
+	u64 now = ktime_get_mono_fast_ns();
+	struct gpulat_flight *f;
+
+	block_count(BLOCK_HIT_INSERT);
+	f = gpulat_flight_find(&block_flight, (unsigned long)rq);
+	/* requeued: it has been waiting since the requeue */
+	if (f && f->aux == BLOCK_REQUEUED) {
+		f->aux = BLOCK_QUEUED;
+		return;
+	}
+	block_start(rq, BLOCK_QUEUED, now);
+}
+
+static void block_probe_issue(GPULAT_BLOCK_RQ_ARGS)
+{
+	u64 now = ktime_get_mono_fast_ns();
+	struct gpulat_flight *f;
+
+	block_count(BLOCK_HIT_ISSUE);
+	f = gpulat_flight_find(&block_flight, (unsigned long)rq);
+	if (!f || f->aux == BLOCK_ISSUED) {
+		/* issued without insert; or again, without requeue or end */
+		block_start(rq, BLOCK_ISSUED, now);
+		return;
+	}
+	block_file(rq, f->key_idx, GPULAT_BLOCK_QUEUE, READ_ONCE(f->ts), now);
+	WRITE_ONCE(f->ts, now);
+	f->aux = BLOCK_ISSUED;
+}
+
+/*
+ * block_probe_complete - file the device time at the completion that ends
+ * the request
+ *
+ * A partial completion (fewer bytes than the request has left) leaves the
+ * stamp in place.  A completion of 0 bytes without a stamp is not a lost
+ * sample: it is the end of a request whose flush sequence (a flush
+ * request, the data part) was timed already.
+ */
+static void block_probe_complete(GPULAT_BLOCK_COMPLETE_ARGS)
+{
+	u64 now = ktime_get_mono_fast_ns();
+	struct gpulat_flight *f;
+	u64 ts;
+
+	block_count(BLOCK_HIT_COMPLETE);
+	f = gpulat_flight_find(&block_flight, (unsigned long)rq);
+	if (!f) {
+		if (nr_bytes)
+			block_count(GPULAT_BLOCK_NO_START);
+		return;
+	}
+	if (f->aux != BLOCK_ISSUED) {
+		/* ended before it was issued (an error, a dying queue) */
+		block_count(GPULAT_BLOCK_NO_START);
+		gpulat_flight_release(f);
+		return;
+	}
+	if (nr_bytes < blk_rq_bytes(rq))
+		return;
+	ts = READ_ONCE(f->ts);
+	block_file(rq, f->key_idx, GPULAT_BLOCK_DEVICE, ts, now);
+	gpulat_flight_release(f);
+}
+
+/*
+ * block_probe_requeue - the driver gave the request back: its next issue
+ * starts a new attempt, whose queue time runs from now.  The device time
+ * of the failed attempt is not filed.
+ */
+static void block_probe_requeue(GPULAT_BLOCK_RQ_ARGS)
+{
+	u64 now = ktime_get_mono_fast_ns();
+	struct gpulat_flight *f;
+
+	block_count(BLOCK_HIT_REQUEUE);
+	f = gpulat_flight_find(&block_flight, (unsigned long)rq);
+	if (!f) {
+		block_start(rq, BLOCK_REQUEUED, now);
+		return;
+	}
+	WRITE_ONCE(f->ts, now);
+	f->aux = BLOCK_REQUEUED;
+}
+
+/* block_probe_merge - @rq was merged into another request and is freed */
+static void block_probe_merge(GPULAT_BLOCK_RQ_ARGS)
+{
+	struct gpulat_flight *f;
+
+	block_count(BLOCK_HIT_MERGE);
+	f = gpulat_flight_find(&block_flight, (unsigned long)rq);
+	if (f)
+		gpulat_flight_release(f);
+}
+
+/* block_inflight_entries - table size from block_inflight */
+static unsigned int block_inflight_entries(void)
+{
+	unsigned long n = block_inflight;
+
+	if (!n)
+		n = max((unsigned long)BLOCK_INFLIGHT_PER_CPU *
+			num_possible_cpus(), (unsigned long)BLOCK_INFLIGHT_MIN);
+	n = clamp(n, 64UL, (unsigned long)BLOCK_INFLIGHT_MAX);
+	return roundup_pow_of_two(n);
+}
+
+static int block_init(struct gpulat_family *fam, void __percpu *pcpu)
+{
+	unsigned int n = block_inflight_entries();
+	int ret;
+
+	GPULAT_CHECK_PROBE(block_rq_insert, block_probe_insert);
+	GPULAT_CHECK_PROBE(block_rq_issue, block_probe_issue);
+	GPULAT_CHECK_PROBE(block_rq_complete, block_probe_complete);
+	GPULAT_CHECK_PROBE(block_rq_requeue, block_probe_requeue);
+	GPULAT_CHECK_PROBE(block_rq_merge, block_probe_merge);
+
+	ret = gpulat_inflight_alloc(&block_flight, n, BLOCK_EXPIRE_NS);
+	if (ret)
+		return ret;
+	block_pc = pcpu;
+	fam->extra_bytes += ((size_t)1 << block_flight.bits) *
+			    sizeof(*block_flight.e);
+	return 0;
+}
+
+static void block_clear(struct gpulat_family *fam)
+{
+	gpulat_inflight_clear(&block_flight);
+}
+
+static void block_exit(struct gpulat_family *fam)
+{
+	gpulat_inflight_free(&block_flight);
+}
+
+/*
+ * Attached in this order: every event that ends or moves a stamp before
+ * the events that set one, so that no stamp set after the attach misses
+ * its end.  Requests already in flight at that moment count as no_start
+ * when they complete, or are timed from their issue.
+ */
+static struct gpulat_tp block_tps[] = {
+	{ .name = "block_rq_complete", .probe = block_probe_complete,
+	  .hit_idx = BLOCK_HIT_COMPLETE },
+	{ .name = "block_rq_merge", .probe = block_probe_merge,
+	  .hit_idx = BLOCK_HIT_MERGE },
+	{ .name = "block_rq_requeue", .probe = block_probe_requeue,
+	  .hit_idx = BLOCK_HIT_REQUEUE },
+	{ .name = "block_rq_issue", .probe = block_probe_issue,
+	  .hit_idx = BLOCK_HIT_ISSUE },
+	{ .name = "block_rq_insert", .probe = block_probe_insert,
+	  .hit_idx = BLOCK_HIT_INSERT },
+};
+
+static const char * const block_drop_names[] = {
+	[GPULAT_BLOCK_NO_START] = "block.no_start",
+	[GPULAT_BLOCK_FULL] = "block.full",
+	[GPULAT_BLOCK_EXPIRED] = "block.expired",
+	[GPULAT_BLOCK_NEGATIVE] = "block.negative",
+	[GPULAT_BLOCK_KEYS_FULL] = "block.keys_full",
+};
 
 struct gpulat_family gpulat_block_family = {
 	.id		= GPULAT_FAM_BLOCK,
 	.name		= "block",
+	.tps		= block_tps,
+	.nr_tps		= ARRAY_SIZE(block_tps),
+	.drop_names	= block_drop_names,
+	.nr_drops	= ARRAY_SIZE(block_drop_names),
+	.pcpu_size	= sizeof(struct block_pcpu),
+	.counter_offset	= offsetof(struct block_pcpu, counters),
+	.keyed		= &block_keyed,
+	.init		= block_init,
+	.exit		= block_exit,
+	.clear		= block_clear,
+	.enabled	= true,
 };
+
+module_param_named(block, gpulat_block_family.enabled, bool, 0444);
+MODULE_PARM_DESC(block, "block request latency family (default on)");
+module_param_named(block_max_disks, block_keyed.max_keys, uint, 0444);
+MODULE_PARM_DESC(block_max_disks,
+		 "disks with their own series (default 32; more count as keys_full)");
