@@ -193,7 +193,9 @@ static int gpulat_family_show(struct seq_file *m, void *unused)
 	if (!fam->attached)
 		seq_puts(m, "family is off; the data below is kept from before\n");
 	seq_printf(m, "memory: %zu bytes per CPU, %zu bytes shared\n",
-		   fam->pcpu_size, fam->extra_bytes);
+		   fam->pcpu_size + (fam->hists ? fam->nr_series *
+				     sizeof(struct gpulat_hist) : 0),
+		   fam->extra_bytes);
 
 	h = kmalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)

@@ -84,8 +84,14 @@ struct gpulat_family {
 	const char * const *drop_names;
 	unsigned int nr_drops;
 	size_t pcpu_size;
-	size_t hist_offset;
+	size_t hist_offset;		/* GPULAT_HISTS_APART: see hists */
 	size_t counter_offset;
+	/*
+	 * With hist_offset == GPULAT_HISTS_APART each per-CPU series gets an
+	 * allocation of its own, for families whose histograms would pass
+	 * the percpu allocator's 32 KiB cap in one block.
+	 */
+	struct gpulat_hist __percpu **hists;
 	struct gpulat_keyed *keyed;	/* NULL: no keyed series */
 	int (*init)(struct gpulat_family *fam, void __percpu *pcpu);
 	void (*exit)(struct gpulat_family *fam);
@@ -118,11 +124,16 @@ extern struct gpulat_family gpulat_mm_family;
  */
 #define GPULAT_CHECK_PROBE(tp, fn) ((void)sizeof(register_trace_##tp(fn, NULL)))
 
+#define GPULAT_HISTS_APART	((size_t)-1)
+
 static inline struct gpulat_hist *gpulat_fam_hist(struct gpulat_family *fam,
 						  int cpu, unsigned int idx)
 {
-	struct gpulat_hist *h = per_cpu_ptr(fam->pcpu, cpu) + fam->hist_offset;
+	struct gpulat_hist *h;
 
+	if (fam->hists)
+		return per_cpu_ptr(fam->hists[idx], cpu);
+	h = per_cpu_ptr(fam->pcpu, cpu) + fam->hist_offset;
 	return h + idx;
 }
 

@@ -116,6 +116,38 @@ static int gpulat_family_attach(struct gpulat_family *fam)
 	return 0;
 }
 
+static void gpulat_family_free_hists(struct gpulat_family *fam)
+{
+	unsigned int i;
+
+	if (!fam->hists)
+		return;
+	for (i = 0; i < fam->nr_series; i++)
+		free_percpu(fam->hists[i]);
+	kfree(fam->hists);
+	fam->hists = NULL;
+}
+
+/* gpulat_family_alloc_hists - per-CPU histograms kept apart, one each */
+static int gpulat_family_alloc_hists(struct gpulat_family *fam)
+{
+	unsigned int i;
+
+	if (fam->hist_offset != GPULAT_HISTS_APART)
+		return 0;
+	fam->hists = kcalloc(fam->nr_series, sizeof(*fam->hists), GFP_KERNEL);
+	if (!fam->hists)
+		return -ENOMEM;
+	for (i = 0; i < fam->nr_series; i++) {
+		fam->hists[i] = alloc_percpu(struct gpulat_hist);
+		if (!fam->hists[i]) {
+			gpulat_family_free_hists(fam);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* gpulat_family_free - release what gpulat_family_alloc() took */
 static void gpulat_family_free(struct gpulat_family *fam)
 {
@@ -125,6 +157,7 @@ static void gpulat_family_free(struct gpulat_family *fam)
 		fam->exit(fam);
 	if (fam->keyed)
 		gpulat_keyed_free(fam->keyed);
+	gpulat_family_free_hists(fam);
 	free_percpu(fam->pcpu);
 	fam->pcpu = NULL;
 }
@@ -139,10 +172,17 @@ static int gpulat_family_alloc(struct gpulat_family *fam)
 	fam->pcpu = __alloc_percpu(fam->pcpu_size, SMP_CACHE_BYTES);
 	if (!fam->pcpu)
 		return -ENOMEM;
+	ret = gpulat_family_alloc_hists(fam);
+	if (ret) {
+		free_percpu(fam->pcpu);
+		fam->pcpu = NULL;
+		return ret;
+	}
 	fam->extra_bytes = 0;
 	if (fam->keyed) {
 		ret = gpulat_keyed_alloc(fam->keyed);
 		if (ret) {
+			gpulat_family_free_hists(fam);
 			free_percpu(fam->pcpu);
 			fam->pcpu = NULL;
 			return ret;
@@ -277,7 +317,7 @@ void gpulat_hist_sum(struct gpulat_family *fam, unsigned int idx,
  */
 static int gpulat_reset_stopped(void *unused)
 {
-	unsigned int i;
+	unsigned int i, j;
 	int cpu;
 
 	for (i = 0; i < gpulat_nr_families; i++) {
@@ -286,8 +326,12 @@ static int gpulat_reset_stopped(void *unused)
 
 		if (!fam->pcpu)
 			continue;
-		for_each_possible_cpu(cpu)
+		for_each_possible_cpu(cpu) {
 			memset(per_cpu_ptr(fam->pcpu, cpu), 0, fam->pcpu_size);
+			for (j = 0; fam->hists && j < fam->nr_series; j++)
+				memset(gpulat_fam_hist(fam, cpu, j), 0,
+				       sizeof(struct gpulat_hist));
+		}
 		if (kd)
 			memset(kd->hists, 0, (size_t)kd->max_keys *
 			       kd->nr_series * sizeof(*kd->hists));
