@@ -15,6 +15,7 @@
 
 #include <linux/atomic.h>
 #include <linux/hash.h>
+#include <linux/interrupt.h>
 
 #include "gpulat.h"
 
@@ -120,12 +121,18 @@ static __always_inline int gpulat_key_get(struct gpulat_keyed *kd, u64 key,
 /*
  * gpulat_irq_key - the key of one IRQ handler: the IRQ number in bits
  * 0-31, and in bits 32-63 which handler (a shared line has several), from
- * its function, which stays the same when a driver frees and requests the
- * IRQ again.  The irq and nvidia families key their series alike.
+ * its functions, which stay the same when a driver frees and requests the
+ * IRQ again.  Both functions count: with threadirqs every force-threaded
+ * handler has the kernel's same stub as handler and its own function as
+ * thread_fn.  The irq and nvidia families key their series alike.
  */
-static __always_inline u64 gpulat_irq_key(int irq, const void *handler)
+static __always_inline u64 gpulat_irq_key(int irq,
+					  const struct irqaction *action)
 {
-	return (u32)irq | (u64)hash_ptr(handler, 32) << 32;
+	unsigned long fns = (unsigned long)action->handler ^
+			    (unsigned long)action->thread_fn;
+
+	return (u32)irq | (u64)hash_long(fns, 32) << 32;
 }
 
 static __always_inline struct gpulat_ghist *
