@@ -1,11 +1,280 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mm family: placeholder until its probes land; it has no tracepoints,
- * so it stays off and lists nothing.
+ * mm family: memory stalls per CPU, as three series.
+ *
+ *   mm.direct_reclaim  mm_vmscan_direct_reclaim_begin -> _end
+ *   mm.compaction      mm_compaction_begin -> _end, for an allocation
+ *   mm.compaction_bg   mm_compaction_begin -> _end, kcompactd or on request
+ *
+ * A sample belongs to the CPU where the stall ended.  Begin and end run in
+ * the same task, which may sleep and migrate in between, so the start
+ * stamp is kept per task: in one table of 2^bits pid entries, each with one
+ * u64 per kind (reclaim, compaction), indexed by the low pid bits:
+ *
+ *   bits 63..14  start time, CLOCK_MONOTONIC ns modulo 2^50 (13 days)
+ *   bit  13      entry in use
+ *   bit  12      compaction not on behalf of an allocation
+ *   bits 11..0   the pid bits above the index
+ *
+ * Direct compaction is the allocator's: __alloc_pages_direct_compact()
+ * sets PF_MEMALLOC around it, and the allocator never compacts or reclaims
+ * for a task that already has PF_MEMALLOC.  kcompactd, proactive
+ * compaction and vm.compact_memory run compact_zone() without it.  So the
+ * flag at mm_compaction_begin tells a stall from background work.
+ *
+ * Neither kind nests in itself or in the other (the PF_MEMALLOC recursion
+ * guard again); a kind per entry keeps each correct if one ever did.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
 #include "gpulat.h"
+/* before the event headers: it declares the structs their prototypes name */
+#include "compat/mm.h"
+
+#include <trace/events/vmscan.h>
+#if IS_ENABLED(CONFIG_COMPACTION)
+#include <trace/events/compaction.h>
+#endif
+
+#define STAMP_PID_BITS		22
+#define STAMP_MIN_BITS		10
+#define STAMP_PID_HI_MASK	((1ULL << (STAMP_PID_BITS - STAMP_MIN_BITS)) - 1)
+#define STAMP_BG		BIT_ULL(12)
+#define STAMP_USED		BIT_ULL(13)
+#define STAMP_TS_SHIFT		14
+
+/* The two stamps of one pid entry. */
+enum {
+	MM_KIND_RECLAIM,
+	MM_KIND_COMPACTION,
+	MM_NR_KINDS,
+};
+
+enum {
+	MM_HIT_RECLAIM_BEGIN = GPULAT_MM_EVICTED + 1,
+	MM_HIT_RECLAIM_END,
+	MM_HIT_COMPACTION_BEGIN,
+	MM_HIT_COMPACTION_END,
+	MM_NR_COUNTERS,
+};
+
+struct mm_pcpu {
+	struct gpulat_hist hist[3];	/* enum gpulat_mm_series */
+	u64 counters[MM_NR_COUNTERS];
+};
+
+static unsigned int mm_slots;
+module_param(mm_slots, uint, 0444);
+MODULE_PARM_DESC(mm_slots,
+		 "pid entries of the stall stamp table (0: 256 per possible CPU)");
+
+static struct mm_pcpu __percpu *mm_pc;
+static u64 *mm_stamps;
+static u32 mm_bits;
+
+static __always_inline u64 *mm_slot(pid_t pid, unsigned int kind)
+{
+	u32 p = (u32)pid & ((1U << mm_bits) - 1);
+
+	return &mm_stamps[p * MM_NR_KINDS + kind];
+}
+
+static __always_inline u64 mm_tag(pid_t pid)
+{
+	return STAMP_USED | ((u32)pid >> mm_bits);
+}
+
+static __always_inline bool mm_owns(u64 entry, pid_t pid)
+{
+	return (entry & (STAMP_USED | STAMP_PID_HI_MASK)) == mm_tag(pid);
+}
+
+/*
+ * mm_start - current begins a stall of @kind at @now
+ *
+ * The exchange is atomic against another pid sharing the entry on another
+ * CPU, so every stamp it replaces is seen here and counted.
+ */
+static __always_inline void mm_start(unsigned int kind, u64 flags, u64 now)
+{
+	pid_t pid = current->pid;
+	u64 old;
+
+	old = xchg(mm_slot(pid, kind),
+		   (now << STAMP_TS_SHIFT) | flags | mm_tag(pid));
+	if (unlikely(old && !mm_owns(old, pid)))
+		this_cpu_inc(mm_pc->counters[GPULAT_MM_EVICTED]);
+}
+
+/*
+ * mm_end - current's stall of @kind ended at @now: file it
+ *
+ * The entry is cleared only if it still holds the stamp read, so a stamp
+ * another pid wrote meanwhile survives.
+ */
+static __always_inline void mm_end(unsigned int kind, u64 now)
+{
+	pid_t pid = current->pid;
+	u64 *slot = mm_slot(pid, kind), old = READ_ONCE(*slot);
+	unsigned int series;
+	s64 delta;
+
+	if (!mm_owns(old, pid)) {
+		this_cpu_inc(mm_pc->counters[GPULAT_MM_NO_START]);
+		return;
+	}
+	cmpxchg(slot, old, 0);
+	/* signed 50-bit difference: a stamp from the future is negative */
+	delta = (s64)((now << STAMP_TS_SHIFT) -
+		      (old & ~((1ULL << STAMP_TS_SHIFT) - 1))) >> STAMP_TS_SHIFT;
+	if (unlikely(delta < 0)) {
+		this_cpu_inc(mm_pc->counters[GPULAT_MM_NEGATIVE]);
+		return;
+	}
+	if (kind == MM_KIND_RECLAIM)
+		series = GPULAT_MM_DIRECT_RECLAIM;
+	else if (old & STAMP_BG)
+		series = GPULAT_MM_COMPACTION_BG;
+	else
+		series = GPULAT_MM_COMPACTION;
+	/*
+	 * The probes run in task context with preemption off, and no mm
+	 * event fires in interrupt context: nothing nests into the record.
+	 */
+	gpulat_hist_record(&mm_pc->hist[series], delta);
+}
+
+static void mm_probe_reclaim_begin(GPULAT_MM_RECLAIM_BEGIN_ARGS)
+{
+	u64 now = ktime_get_mono_fast_ns();
+
+	this_cpu_inc(mm_pc->counters[MM_HIT_RECLAIM_BEGIN]);
+	mm_start(MM_KIND_RECLAIM, 0, now);
+}
+
+static void mm_probe_reclaim_end(GPULAT_MM_RECLAIM_END_ARGS)
+{
+	u64 now = ktime_get_mono_fast_ns();
+
+	this_cpu_inc(mm_pc->counters[MM_HIT_RECLAIM_END]);
+	mm_end(MM_KIND_RECLAIM, now);
+}
+
+#if IS_ENABLED(CONFIG_COMPACTION)
+static void mm_probe_compaction_begin(GPULAT_MM_COMPACTION_BEGIN_ARGS)
+{
+	u64 now = ktime_get_mono_fast_ns();
+
+	this_cpu_inc(mm_pc->counters[MM_HIT_COMPACTION_BEGIN]);
+	mm_start(MM_KIND_COMPACTION,
+		 (current->flags & PF_MEMALLOC) ? 0 : STAMP_BG, now);
+}
+
+static void mm_probe_compaction_end(GPULAT_MM_COMPACTION_END_ARGS)
+{
+	u64 now = ktime_get_mono_fast_ns();
+
+	this_cpu_inc(mm_pc->counters[MM_HIT_COMPACTION_END]);
+	mm_end(MM_KIND_COMPACTION, now);
+}
+#endif
+
+static int mm_init(struct gpulat_family *fam, void __percpu *pcpu)
+{
+	unsigned long n = mm_slots;
+
+	GPULAT_CHECK_PROBE(mm_vmscan_direct_reclaim_begin,
+			   mm_probe_reclaim_begin);
+	GPULAT_CHECK_PROBE(mm_vmscan_direct_reclaim_end, mm_probe_reclaim_end);
+#if IS_ENABLED(CONFIG_COMPACTION)
+	GPULAT_CHECK_PROBE(mm_compaction_begin, mm_probe_compaction_begin);
+	GPULAT_CHECK_PROBE(mm_compaction_end, mm_probe_compaction_end);
+#endif
+
+	if (!n)
+		n = 256UL * num_possible_cpus();
+	n = roundup_pow_of_two(clamp(n, 1UL << STAMP_MIN_BITS,
+				     1UL << STAMP_PID_BITS));
+	mm_stamps = kvcalloc(n * MM_NR_KINDS, sizeof(u64), GFP_KERNEL);
+	if (!mm_stamps)
+		return -ENOMEM;
+	mm_bits = ilog2(n);
+	mm_pc = pcpu;
+	fam->extra_bytes = n * MM_NR_KINDS * sizeof(u64);
+	return 0;
+}
+
+/* mm_clear - forget every stamp before the probes attach again */
+static void mm_clear(struct gpulat_family *fam)
+{
+	memset(mm_stamps, 0, (sizeof(u64) * MM_NR_KINDS) << mm_bits);
+}
+
+static void mm_exit(struct gpulat_family *fam)
+{
+	kvfree(mm_stamps);
+	mm_stamps = NULL;
+}
+
+/*
+ * Ends are attached before begins: every stamp a begin writes then meets
+ * its end, and no stall that began before the attach leaves a stamp.
+ */
+static struct gpulat_tp mm_tps[] = {
+	{ .name = "mm_vmscan_direct_reclaim_end",
+	  .probe = mm_probe_reclaim_end, .hit_idx = MM_HIT_RECLAIM_END },
+	{ .name = "mm_vmscan_direct_reclaim_begin",
+	  .probe = mm_probe_reclaim_begin, .hit_idx = MM_HIT_RECLAIM_BEGIN },
+#if IS_ENABLED(CONFIG_COMPACTION)
+	{ .name = "mm_compaction_end",
+	  .probe = mm_probe_compaction_end, .hit_idx = MM_HIT_COMPACTION_END },
+	{ .name = "mm_compaction_begin",
+	  .probe = mm_probe_compaction_begin,
+	  .hit_idx = MM_HIT_COMPACTION_BEGIN },
+#endif
+};
+
+static const struct gpulat_series_desc mm_series[] = {
+	{ .id = GPULAT_MM_DIRECT_RECLAIM, .name = "mm.direct_reclaim",
+	  .what = "mm_vmscan_direct_reclaim_begin -> _end" },
+	{ .id = GPULAT_MM_COMPACTION, .name = "mm.compaction",
+	  .what = "mm_compaction_begin -> _end, allocating task" },
+	{ .id = GPULAT_MM_COMPACTION_BG, .name = "mm.compaction_bg",
+	  .what = "mm_compaction_begin -> _end, kcompactd or on request" },
+};
+
+static const char * const mm_drop_names[] = {
+	[GPULAT_MM_NO_START] = "mm.no_start",
+	[GPULAT_MM_NEGATIVE] = "mm.negative",
+	[GPULAT_MM_EVICTED] = "mm.evicted",
+};
 
 struct gpulat_family gpulat_mm_family = {
 	.id		= GPULAT_FAM_MM,
 	.name		= "mm",
+	.tps		= mm_tps,
+	.nr_tps		= ARRAY_SIZE(mm_tps),
+	.series		= mm_series,
+	.nr_series	= ARRAY_SIZE(mm_series),
+	.drop_names	= mm_drop_names,
+	.nr_drops	= ARRAY_SIZE(mm_drop_names),
+	.pcpu_size	= sizeof(struct mm_pcpu),
+	.hist_offset	= offsetof(struct mm_pcpu, hist),
+	.counter_offset	= offsetof(struct mm_pcpu, counters),
+	.init		= mm_init,
+	.exit		= mm_exit,
+	.clear		= mm_clear,
+	.enabled	= true,
 };
+
+module_param_named(mm, gpulat_mm_family.enabled, bool, 0444);
+MODULE_PARM_DESC(mm, "memory stall family: direct reclaim, compaction (default on)");

@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory stalls against workloads with a known answer, in the VM.
+ *
+ * Direct reclaim: the page cache is filled with clean pages read from a
+ * null_blk device that stores nothing (memory_backed=0), until about
+ * FREE_LEFT_MB stay free.  Then vm.min_free_kbytes is raised above the
+ * free memory: the min watermark is now out of reach, so the next
+ * allocation of any task enters direct reclaim (kswapd, woken by the same
+ * allocation, cannot free tens of MB in the microseconds between).  Child
+ * processes touch anonymous memory meanwhile.  The clean page cache is
+ * there to be reclaimed, and there is no swap; the anonymous memory is
+ * far below it, so the OOM killer has no reason to run.
+ *
+ * The kernel counts each direct reclaim once in /proc/vmstat (allocstall_*,
+ * in do_try_to_free_pages(), between the two tracepoints): the series must
+ * count exactly as many, with every begin matched by an end.  An idle
+ * interval as long must count none.
+ *
+ * Compaction: a write to vm.compact_memory compacts every populated zone
+ * once, in the writing task, without PF_MEMALLOC: one mm.compaction_bg
+ * sample per zone, none in mm.compaction (direct compaction).  Direct
+ * compaction: with the same page cache dropped but one page in every
+ * 64 KiB, memory is free but in pieces far below 2 MiB, so growing the
+ * huge page pool beyond the free blocks that were left must compact, in
+ * the writing task's allocations: mm.compaction samples, each one counted
+ * by the kernel's compact_stall (at most one per zone per stall).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "gpulat_user.h"
+
+#define MB			(1024UL * 1024)
+#define NULLB_DIR		"/sys/kernel/config/nullb/gpulat_mm"
+#define NULLB_SIZE_MB		4096
+#define FREE_LEFT_MB		96	/* free memory after the page cache fill */
+#define MIN_ABOVE_FREE_MB	32	/* min watermark this far above free */
+#define TOUCHERS		2	/* processes touching anonymous memory */
+#define TOUCH_MB		48	/* each */
+#define IDLE_MAX_S		10
+#define FRAG_KEEP_EVERY		(64 * 1024)	/* one cached page kept per */
+#define HUGEPAGES		64	/* beyond those free blocks can give */
+
+enum {
+	HIT_RECLAIM_BEGIN,
+	HIT_RECLAIM_END,
+	HIT_COMPACT_BEGIN,
+	HIT_COMPACT_END,
+	NR_HITS,
+};
+
+static const char * const hit_names[NR_HITS] = {
+	"mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end",
+	"mm_compaction_begin", "mm_compaction_end",
+};
+
+/* What the mm family saw between two snapshots. */
+struct mm_seen {
+	struct gl_hist reclaim, compaction, compaction_bg;
+	uint64_t no_start, negative, evicted;
+	uint64_t hits[NR_HITS];
+	uint64_t interval_ns;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+	size_t len = strlen(val);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, len) != (ssize_t)len)
+		ret = -errno ?: -EIO;
+	close(fd);
+	return ret;
+}
+
+static int write_ulong(const char *path, unsigned long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lu\n", v);
+	return write_str(path, buf);
+}
+
+static long read_long(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* vmstat_sum - sum of the /proc/vmstat counters whose names start with @prefix */
+static uint64_t vmstat_sum(const char *prefix)
+{
+	FILE *f = fopen("/proc/vmstat", "re");
+	unsigned long long v;
+	uint64_t sum = 0;
+	char name[64];
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%63s %llu", name, &v) == 2)
+		if (!strncmp(name, prefix, strlen(prefix)))
+			sum += v;
+	fclose(f);
+	return sum;
+}
+
+/* meminfo_kb - one /proc/meminfo field, in kB */
+static long meminfo_kb(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char name[64];
+	long v, ret = -1;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld kB", name, &v) == 2)
+		if (!strncmp(name, key, strlen(key)) && name[strlen(key)] == ':') {
+			ret = v;
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
+/* populated_zones - zones with present pages, from /proc/zoneinfo */
+static int populated_zones(void)
+{
+	FILE *f = fopen("/proc/zoneinfo", "re");
+	char line[256];
+	long present;
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " present %ld", &present) == 1 && present > 0)
+			n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * mm_snapshot_diff - what the mm family saw from @a to a snapshot taken now
+ */
+static int mm_snapshot_diff(int fd, struct gl_snapshot *a, struct mm_seen *out)
+{
+	struct gl_snapshot *b = NULL, *d = NULL;
+	const struct gpulat_snap_header *h;
+	size_t i;
+	int ret, k;
+
+	memset(out, 0, sizeof(*out));
+	ret = gl_snapshot_take(fd, &b);
+	if (!ret)
+		ret = gl_snapshot_diff(a, b, &d);
+	if (ret)
+		goto out;
+	if (gl_hist_merge(d, GPULAT_FAM_MM, GPULAT_MM_DIRECT_RECLAIM,
+			  GPULAT_CPU_NONE, &out->reclaim) < 1 ||
+	    gl_hist_merge(d, GPULAT_FAM_MM, GPULAT_MM_COMPACTION,
+			  GPULAT_CPU_NONE, &out->compaction) < 1 ||
+	    gl_hist_merge(d, GPULAT_FAM_MM, GPULAT_MM_COMPACTION_BG,
+			  GPULAT_CPU_NONE, &out->compaction_bg) < 1 ||
+	    gl_counter(d, GPULAT_FAM_MM, GPULAT_MM_NO_START, &out->no_start) ||
+	    gl_counter(d, GPULAT_FAM_MM, GPULAT_MM_NEGATIVE, &out->negative) ||
+	    gl_counter(d, GPULAT_FAM_MM, GPULAT_MM_EVICTED, &out->evicted)) {
+		ret = -ENOENT;
+		goto out;
+	}
+	for (i = 0; i < gl_snapshot_nr_probes(d); i++) {
+		const struct gpulat_probe *p = gl_snapshot_probe(d, i);
+
+		if (p->family != GPULAT_FAM_MM)
+			continue;
+		for (k = 0; k < NR_HITS; k++)
+			if (!strcmp(p->tracepoint, hit_names[k]))
+				out->hits[k] = p->hits;
+	}
+	h = gl_snapshot_header(d);
+	out->interval_ns = h->time_ns - h->reset_time_ns;
+out:
+	gl_snapshot_free(b);
+	gl_snapshot_free(d);
+	return ret;
+}
+
+/*
+ * mm_measure_end - mm_snapshot_diff() once no stall is in flight: kcompactd
+ * or a reclaiming task may be between begin and end at the first try
+ */
+static int mm_measure_end(int fd, struct gl_snapshot *a, struct mm_seen *out)
+{
+	int ret, try;
+
+	for (try = 0; try < 40; try++) {
+		ret = mm_snapshot_diff(fd, a, out);
+		if (ret || (out->hits[HIT_RECLAIM_BEGIN] ==
+			    out->hits[HIT_RECLAIM_END] &&
+			    out->hits[HIT_COMPACT_BEGIN] ==
+			    out->hits[HIT_COMPACT_END]))
+			break;
+		usleep(50000);
+	}
+	return ret;
+}
+
+static void mm_log(struct __test_metadata *_metadata, const char *what,
+		   const struct mm_seen *s)
+{
+	TH_LOG("%s (%.2f s): direct_reclaim %llu (p50 %llu ns, p99 %llu ns, max %llu ns, mean %llu ns), compaction %llu, compaction_bg %llu (max %llu ns); no_start %llu negative %llu evicted %llu; hits %llu/%llu %llu/%llu",
+	       what, s->interval_ns / 1e9,
+	       (unsigned long long)s->reclaim.count,
+	       (unsigned long long)gl_hist_quantile(&s->reclaim, 500000),
+	       (unsigned long long)gl_hist_quantile(&s->reclaim, 990000),
+	       (unsigned long long)s->reclaim.max_ns,
+	       (unsigned long long)(s->reclaim.count ?
+				    s->reclaim.sum_ns / s->reclaim.count : 0),
+	       (unsigned long long)s->compaction.count,
+	       (unsigned long long)s->compaction_bg.count,
+	       (unsigned long long)s->compaction_bg.max_ns,
+	       (unsigned long long)s->no_start,
+	       (unsigned long long)s->negative,
+	       (unsigned long long)s->evicted,
+	       (unsigned long long)s->hits[HIT_RECLAIM_BEGIN],
+	       (unsigned long long)s->hits[HIT_RECLAIM_END],
+	       (unsigned long long)s->hits[HIT_COMPACT_BEGIN],
+	       (unsigned long long)s->hits[HIT_COMPACT_END]);
+}
+
+/* nullb_create - a null_blk disk that stores nothing; its /dev path in @dev */
+static int nullb_create(char *dev, size_t len)
+{
+	struct stat st;
+	long idx;
+	int i;
+
+	if (access("/sys/kernel/config/nullb", F_OK) &&
+	    system("modprobe null_blk nr_devices=0"))
+		return -ENODEV;
+	if (mkdir(NULLB_DIR, 0755) && errno != EEXIST)
+		return -errno;
+	if (write_ulong(NULLB_DIR "/size", NULLB_SIZE_MB) ||
+	    write_str(NULLB_DIR "/memory_backed", "0") ||
+	    write_str(NULLB_DIR "/irqmode", "0") ||
+	    write_str(NULLB_DIR "/power", "1"))
+		return -EIO;
+	idx = read_long(NULLB_DIR "/index");
+	/* the disk is nullb<index>, or named after the directory */
+	for (i = 0; i < 100; i++) {
+		snprintf(dev, len, "/dev/nullb%ld", idx);
+		if (!stat(dev, &st) && S_ISBLK(st.st_mode))
+			return 0;
+		snprintf(dev, len, "/dev/gpulat_mm");
+		if (!stat(dev, &st) && S_ISBLK(st.st_mode))
+			return 0;
+		usleep(20000);
+	}
+	return -ENOENT;
+}
+
+static void nullb_remove(void)
+{
+	write_str(NULLB_DIR "/power", "0");
+	rmdir(NULLB_DIR);
+}
+
+/*
+ * fill_left_kb - free memory to leave after the fill: FREE_LEFT_MB, or
+ * more where the watermarks sit higher (low and high are below 2 * min
+ * here), so that the fill itself never wakes kswapd
+ */
+static long fill_left_kb(void)
+{
+	long min_kb = read_long("/proc/sys/vm/min_free_kbytes");
+
+	return 2 * min_kb > FREE_LEFT_MB * 1024 ? 2 * min_kb : FREE_LEFT_MB * 1024;
+}
+
+/*
+ * fill_page_cache - read @dev buffered until about @left_kb stay free;
+ * returns the open descriptor (the last close of a block device drops its
+ * page cache) or -errno
+ */
+static int fill_page_cache(const char *dev, long left_kb)
+{
+	static char buf[1 << 20];
+	long free_kb = meminfo_kb("MemFree");
+	uint64_t want, done = 0;
+	int fd;
+
+	if (free_kb < 0 || free_kb <= left_kb)
+		return -ENOMEM;
+	want = (uint64_t)(free_kb - left_kb) * 1024;
+	if (want > (uint64_t)NULLB_SIZE_MB * MB)
+		return -ENOSPC;
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (done < want) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n <= 0)
+			break;
+		done += n;
+	}
+	if (done < want) {
+		close(fd);
+		return -EIO;
+	}
+	return fd;
+}
+
+/*
+ * fragment_page_cache - drop the cached pages of @fd's first @bytes but
+ * one in every FRAG_KEEP_EVERY: the memory comes back free in pieces that
+ * cannot merge into anything near a huge page
+ */
+static int fragment_page_cache(int fd, uint64_t bytes)
+{
+	uint64_t off;
+	int ret;
+
+	for (off = 0; off + FRAG_KEEP_EVERY <= bytes; off += FRAG_KEEP_EVERY) {
+		ret = posix_fadvise(fd, off + 4096, FRAG_KEEP_EVERY - 4096,
+				    POSIX_FADV_DONTNEED);
+		if (ret)
+			return -ret;
+	}
+	return 0;
+}
+
+/* spawn_toucher - a child that faults in @mb of anonymous memory, then exits */
+static pid_t spawn_toucher(unsigned long mb)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		size_t len = mb * MB, off;
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			_exit(90);
+		for (off = 0; off < len; off += 4096)
+			p[off] = 1;
+		_exit(0);
+	}
+	return pid;
+}
+
+FIXTURE(mm) {
+	int fd;
+};
+
+FIXTURE_SETUP(mm)
+{
+	char err[256];
+
+	self->fd = gl_open(err, sizeof(err));
+	ASSERT_LE(0, self->fd) TH_LOG("%s", err);
+	/* on whatever an earlier test left */
+	ASSERT_EQ(0, gl_family_switch(self->fd, GPULAT_FAM_MM, true));
+}
+
+FIXTURE_TEARDOWN(mm)
+{
+	nullb_remove();
+	close(self->fd);
+}
+
+TEST_F(mm, direct_reclaim_known_count_idle_none)
+{
+	struct gl_snapshot *a = NULL;
+	struct mm_seen busy, idle;
+	uint64_t stall0, stall1, t0, idle_us;
+	long min_kb, free_kb;
+	pid_t kids[TOUCHERS];
+	int i, status, bad = 0, cache_fd;
+	long cached0, cached_kb;
+	char dev[64];
+
+	min_kb = read_long("/proc/sys/vm/min_free_kbytes");
+	ASSERT_LT(0, min_kb);
+	ASSERT_EQ(0, nullb_create(dev, sizeof(dev)));
+	/* a block device's page cache shows as Buffers */
+	cached0 = meminfo_kb("Buffers");
+	free_kb = meminfo_kb("MemFree");
+	cache_fd = fill_page_cache(dev, fill_left_kb());
+	ASSERT_LE(0, cache_fd) TH_LOG("fill from %s: %s", dev, strerror(-cache_fd));
+	cached_kb = meminfo_kb("Buffers") - cached0;
+	TH_LOG("page cache filled from %s: MemFree %ld -> %ld kB, Buffers +%ld kB, min_free_kbytes %ld",
+	       dev, free_kb, meminfo_kb("MemFree"), cached_kb, min_kb);
+	free_kb = meminfo_kb("MemFree");
+	/* clean cache to reclaim, several times what the watermark asks */
+	ASSERT_LT(4 * (MIN_ABOVE_FREE_MB + TOUCHERS * TOUCH_MB) * 1024, cached_kb);
+
+	ASSERT_EQ(0, gl_snapshot_take(self->fd, &a));
+	stall0 = vmstat_sum("allocstall_");
+	t0 = now_ns();
+	/* the min watermark above free memory: every allocation reclaims */
+	ASSERT_EQ(0, write_ulong("/proc/sys/vm/min_free_kbytes",
+				 free_kb + MIN_ABOVE_FREE_MB * 1024));
+	for (i = 0; i < TOUCHERS; i++)
+		kids[i] = spawn_toucher(TOUCH_MB);
+	for (i = 0; i < TOUCHERS; i++)
+		if (kids[i] < 0 || waitpid(kids[i], &status, 0) != kids[i] ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			bad++;
+	write_ulong("/proc/sys/vm/min_free_kbytes", min_kb);
+	close(cache_fd);
+	usleep(200000);		/* let reclaim in flight finish */
+	stall1 = vmstat_sum("allocstall_");
+	ASSERT_EQ(0, mm_measure_end(self->fd, a, &busy));
+	gl_snapshot_free(a);
+	a = NULL;
+	mm_log(_metadata, "pressure", &busy);
+	TH_LOG("allocstall %llu, workload %.2f s",
+	       (unsigned long long)(stall1 - stall0), (now_ns() - t0) / 1e9);
+	EXPECT_EQ(0, bad);
+
+	/* the workload stalled, and each stall the kernel counted is here */
+	EXPECT_LT(0, busy.reclaim.count);
+	EXPECT_EQ(stall1 - stall0, busy.reclaim.count);
+	EXPECT_EQ(busy.hits[HIT_RECLAIM_BEGIN], busy.hits[HIT_RECLAIM_END]);
+	EXPECT_EQ(busy.hits[HIT_RECLAIM_END], busy.reclaim.count);
+	EXPECT_EQ(0, busy.no_start);
+	EXPECT_EQ(0, busy.negative);
+	EXPECT_EQ(0, busy.evicted);
+	/* plausible: microseconds to less than the interval, never longer */
+	EXPECT_LE(1000, gl_hist_quantile(&busy.reclaim, 500000));
+	EXPECT_GT(1000000000ULL, gl_hist_quantile(&busy.reclaim, 500000));
+	EXPECT_GE(busy.interval_ns, busy.reclaim.max_ns);
+	EXPECT_EQ(busy.reclaim.count, gl_hist_total(&busy.reclaim));
+
+	/* an idle interval as long: no stall */
+	idle_us = busy.interval_ns / 1000;
+	if (idle_us > IDLE_MAX_S * 1000000ULL)
+		idle_us = IDLE_MAX_S * 1000000ULL;
+	ASSERT_EQ(0, gl_snapshot_take(self->fd, &a));
+	stall0 = vmstat_sum("allocstall_");
+	usleep(idle_us);
+	stall1 = vmstat_sum("allocstall_");
+	ASSERT_EQ(0, mm_measure_end(self->fd, a, &idle));
+	gl_snapshot_free(a);
+	mm_log(_metadata, "idle", &idle);
+	EXPECT_EQ(0, stall1 - stall0);
+	EXPECT_EQ(0, idle.reclaim.count);
+	EXPECT_EQ(0, idle.hits[HIT_RECLAIM_BEGIN]);
+	EXPECT_EQ(0, idle.compaction.count);
+	EXPECT_EQ(0, idle.no_start + idle.negative + idle.evicted);
+}
+
+TEST_F(mm, compact_memory_is_background_per_zone)
+{
+	const char *pro = "/proc/sys/vm/compaction_proactiveness";
+	uint64_t wake0, wake1, cstall0, cstall1;
+	struct gl_snapshot *a = NULL;
+	long proactive;
+	struct mm_seen s;
+	int zones;
+
+	if (access("/proc/sys/vm/compact_memory", W_OK))
+		SKIP(return, "no vm.compact_memory (CONFIG_COMPACTION off)");
+	zones = populated_zones();
+	ASSERT_LT(0, zones);
+	/* no proactive compaction by kcompactd meanwhile */
+	proactive = read_long(pro);
+	if (proactive > 0)
+		ASSERT_EQ(0, write_str(pro, "0"));
+
+	ASSERT_EQ(0, gl_snapshot_take(self->fd, &a));
+	wake0 = vmstat_sum("compact_daemon_wake");
+	cstall0 = vmstat_sum("compact_stall");
+	ASSERT_EQ(0, write_str("/proc/sys/vm/compact_memory", "1"));
+	wake1 = vmstat_sum("compact_daemon_wake");
+	cstall1 = vmstat_sum("compact_stall");
+	ASSERT_EQ(0, mm_measure_end(self->fd, a, &s));
+	gl_snapshot_free(a);
+	if (proactive > 0)
+		write_ulong(pro, proactive);
+	mm_log(_metadata, "compact_memory", &s);
+	TH_LOG("%d populated zones; compact_daemon_wake +%llu, compact_stall +%llu",
+	       zones, (unsigned long long)(wake1 - wake0),
+	       (unsigned long long)(cstall1 - cstall0));
+
+	/* one run per zone, in the writer, which is no allocation stall */
+	EXPECT_LE((uint64_t)zones, s.compaction_bg.count);
+	/* more only if kcompactd ran; direct compaction only if counted */
+	EXPECT_TRUE(wake1 != wake0 || s.compaction_bg.count == (uint64_t)zones);
+	EXPECT_TRUE(cstall1 != cstall0 || s.compaction.count == 0);
+	EXPECT_EQ(s.hits[HIT_COMPACT_BEGIN], s.hits[HIT_COMPACT_END]);
+	EXPECT_EQ(s.hits[HIT_COMPACT_END],
+		  s.compaction.count + s.compaction_bg.count);
+	EXPECT_EQ(0, s.no_start + s.negative + s.evicted);
+	EXPECT_GE(s.interval_ns, s.compaction_bg.max_ns);
+}
+
+TEST_F(mm, direct_compaction_for_hugepages)
+{
+	const char *nr = "/proc/sys/vm/nr_hugepages";
+	uint64_t cstall0, cstall1;
+	struct gl_snapshot *a = NULL;
+	long buffers0, free0, want, got;
+	struct mm_seen s;
+	int cache_fd, zones;
+	char dev[64];
+
+	if (access(nr, W_OK))
+		SKIP(return, "no vm.nr_hugepages");
+	zones = populated_zones();
+	ASSERT_LT(0, zones);
+	ASSERT_EQ(0, nullb_create(dev, sizeof(dev)));
+	buffers0 = meminfo_kb("Buffers");
+	cache_fd = fill_page_cache(dev, fill_left_kb());
+	ASSERT_LE(0, cache_fd);
+	free0 = meminfo_kb("MemFree");
+	ASSERT_EQ(0, fragment_page_cache(cache_fd, 1024ULL *
+					 (meminfo_kb("Buffers") - buffers0)));
+	TH_LOG("fragmented: MemFree %ld -> %ld kB", free0, meminfo_kb("MemFree"));
+
+	/* more huge pages than the free blocks left before fragmenting hold */
+	want = free0 / 2048 + HUGEPAGES;
+	ASSERT_EQ(0, gl_snapshot_take(self->fd, &a));
+	cstall0 = vmstat_sum("compact_stall");
+	write_ulong(nr, want);
+	got = read_long(nr);
+	write_str(nr, "0");
+	cstall1 = vmstat_sum("compact_stall");
+	close(cache_fd);
+	ASSERT_EQ(0, mm_measure_end(self->fd, a, &s));
+	gl_snapshot_free(a);
+	mm_log(_metadata, "hugepages", &s);
+	TH_LOG("hugepages %ld of %ld; compact_stall +%llu, compaction p50 %llu ns max %llu ns",
+	       got, want, (unsigned long long)(cstall1 - cstall0),
+	       (unsigned long long)gl_hist_quantile(&s.compaction, 500000),
+	       (unsigned long long)s.compaction.max_ns);
+	EXPECT_LT(0, s.compaction.count);
+	EXPECT_GE((cstall1 - cstall0) * zones, s.compaction.count);
+	EXPECT_EQ(s.hits[HIT_COMPACT_BEGIN], s.hits[HIT_COMPACT_END]);
+	EXPECT_EQ(s.hits[HIT_COMPACT_END],
+		  s.compaction.count + s.compaction_bg.count);
+	EXPECT_EQ(0, s.no_start + s.negative + s.evicted);
+}
+
+TEST_HARNESS_MAIN
