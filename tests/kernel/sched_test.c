@@ -196,11 +196,12 @@ TEST(slots_sum_to_count)
 	close(fd);
 }
 
-/* Nothing was lost silently: drops are counted, and few in a quiet VM. */
+/* Nothing was lost silently: drops are counted, and rare. */
 TEST(drop_counters_present)
 {
 	struct gl_snapshot *s = NULL;
-	uint64_t v, hits = 0;
+	uint64_t v, hits = 0, samples = 0;
+	struct gl_hist h;
 	char err[256];
 	size_t i, n = 0;
 	int fd;
@@ -208,10 +209,25 @@ TEST(drop_counters_present)
 	fd = gl_open(err, sizeof(err));
 	ASSERT_LE(0, fd) TH_LOG("%s", err);
 	ASSERT_EQ(0, gl_snapshot_take(fd, &s));
+	ASSERT_LT(0, gl_hist_merge(s, GPULAT_FAM_SCHED, GPULAT_SCHED_WAKEUP,
+				   GPULAT_CPU_NONE, &h));
+	samples += h.count;
+	ASSERT_LT(0, gl_hist_merge(s, GPULAT_FAM_SCHED, GPULAT_SCHED_PREEMPT,
+				   GPULAT_CPU_NONE, &h));
+	samples += h.count;
 	ASSERT_EQ(0, gl_counter(s, GPULAT_FAM_SCHED, GPULAT_SCHED_NO_START, &v));
+	TH_LOG("sched samples %llu, no_start %llu", (unsigned long long)samples,
+	       (unsigned long long)v);
+	/* only switch-ins of tasks that were runnable when the module loaded */
+	EXPECT_GT(samples / 100, v);
 	ASSERT_EQ(0, gl_counter(s, GPULAT_FAM_SCHED, GPULAT_SCHED_EVICTED, &v));
-	/* a small VM has few runnable tasks at once: no collision expected */
-	EXPECT_EQ(0, v);
+	TH_LOG("evicted %llu", (unsigned long long)v);
+	/*
+	 * Two tasks waiting at once whose pids share a table entry (2048
+	 * entries on two CPUs, pids up to 32768 after the other tests):
+	 * rare, and counted.
+	 */
+	EXPECT_GT(samples / 1000, v);
 	ASSERT_EQ(0, gl_counter(s, GPULAT_FAM_SCHED, GPULAT_SCHED_NEGATIVE, &v));
 	EXPECT_EQ(0, v);
 	for (i = 0; i < gl_snapshot_nr_probes(s); i++) {
