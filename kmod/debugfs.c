@@ -46,6 +46,16 @@ static char *gpulat_fmt_ns(char *buf, size_t len, u64 ns)
 	return buf;
 }
 
+/* gpulat_fmt_q - quantile @ppm of @h, formatted */
+static char *gpulat_fmt_q(char *buf, size_t len, const struct gpulat_hist *h,
+			  u32 ppm)
+{
+	return gpulat_fmt_ns(buf, len,
+			     gpulat_hist_quantile(h->slots,
+						  GPULAT_HIST_NR_BUCKETS,
+						  h->max_ns, ppm));
+}
+
 static void gpulat_show_summary(struct seq_file *m, const struct gpulat_hist *h)
 {
 	static const u32 ppm[] = { 500000, 900000, 990000, 999000 };
@@ -56,10 +66,7 @@ static void gpulat_show_summary(struct seq_file *m, const struct gpulat_hist *h)
 	seq_printf(m, "count %llu", h->count);
 	for (i = 0; i < ARRAY_SIZE(ppm); i++)
 		seq_printf(m, "  %s %s", name[i],
-			   gpulat_fmt_ns(b, sizeof(b),
-					 gpulat_hist_quantile(h->slots,
-							      GPULAT_HIST_NR_BUCKETS,
-							      h->max_ns, ppm[i])));
+			   gpulat_fmt_q(b, sizeof(b), h, ppm[i]));
 	seq_printf(m, "  max %s\n", gpulat_fmt_ns(b, sizeof(b), h->max_ns));
 }
 
@@ -118,14 +125,8 @@ static void gpulat_show_per_cpu(struct seq_file *m, struct gpulat_family *fam,
 		if (!READ_ONCE(h->count))
 			continue;
 		seq_printf(m, "%6d %12llu %10s %10s %10s\n", cpu, h->count,
-			   gpulat_fmt_ns(p50, sizeof(p50),
-					 gpulat_hist_quantile(h->slots,
-							      GPULAT_HIST_NR_BUCKETS,
-							      h->max_ns, 500000)),
-			   gpulat_fmt_ns(p99, sizeof(p99),
-					 gpulat_hist_quantile(h->slots,
-							      GPULAT_HIST_NR_BUCKETS,
-							      h->max_ns, 990000)),
+			   gpulat_fmt_q(p50, sizeof(p50), h, 500000),
+			   gpulat_fmt_q(p99, sizeof(p99), h, 990000),
 			   gpulat_fmt_ns(mx, sizeof(mx), h->max_ns));
 	}
 }
@@ -165,14 +166,8 @@ static void gpulat_show_keyed(struct seq_file *m, struct gpulat_family *fam,
 			seq_printf(m, "%-22s %-16s %10llu %9s %9s %9s\n",
 				   kd->series[s].name, kd->keys[k].name,
 				   h->count,
-				   gpulat_fmt_ns(p50, sizeof(p50),
-						 gpulat_hist_quantile(h->slots,
-								      GPULAT_HIST_NR_BUCKETS,
-								      h->max_ns, 500000)),
-				   gpulat_fmt_ns(p99, sizeof(p99),
-						 gpulat_hist_quantile(h->slots,
-								      GPULAT_HIST_NR_BUCKETS,
-								      h->max_ns, 990000)),
+				   gpulat_fmt_q(p50, sizeof(p50), h, 500000),
+				   gpulat_fmt_q(p99, sizeof(p99), h, 990000),
 				   gpulat_fmt_ns(mx, sizeof(mx), h->max_ns));
 		}
 	}
