@@ -54,6 +54,10 @@ void blob_add_event(struct blob *b, uint64_t time_ns, uint32_t type,
 		    uint32_t code, uint32_t cpu, const char *device);
 /* blob_build - lay the blob out (malloc'd, free() it); *len its size */
 void *blob_build(const struct blob *b, size_t *len);
+
+struct gl_snapshot;
+/* blob_parse - build @b and parse it (blob_parse.c); NULL on failure */
+struct gl_snapshot *blob_parse(const struct blob *b);
 /* blob_sched - typical sched blob: 2 series x @cpus CPUs, counters, probes */
 void blob_sched(struct blob *b, uint32_t cpus);
 

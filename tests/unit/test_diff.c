@@ -10,21 +10,6 @@
 #include "gpulat_hist.h"
 #include "gpulat_user.h"
 
-/* parse_blob - build @b and parse it; NULL on failure */
-static struct gl_snapshot *parse_blob(const struct blob *b)
-{
-	struct gl_snapshot *s = NULL;
-	char err[256];
-	size_t len;
-	void *buf;
-
-	buf = blob_build(b, &len);
-	if (gl_snapshot_parse(buf, len, &s, err, sizeof(err)))
-		fprintf(stderr, "# parse: %s\n", err);
-	free(buf);
-	return s;
-}
-
 FIXTURE(pair) {
 	struct blob old, new;
 	size_t w0, w1;		/* sched.wakeup CPU 0, 1 */
@@ -72,8 +57,8 @@ TEST_F(pair, counts_subtract)
 	blob_record(&self->new, self->w0, 600, 4);
 	self->new.counters[0].value = 9;
 	self->new.probes[0].hits = 1500;
-	o = parse_blob(&self->old);
-	n = parse_blob(&self->new);
+	o = blob_parse(&self->old);
+	n = blob_parse(&self->new);
 	ASSERT_NE(NULL, o);
 	ASSERT_NE(NULL, n);
 	ASSERT_EQ(0, gl_snapshot_diff(o, n, &d));
@@ -118,8 +103,8 @@ TEST_F(pair, max_rose_is_exact)
 	struct gl_snapshot *o, *n, *d;
 
 	blob_record(&self->new, self->w0, 2500, 1);
-	o = parse_blob(&self->old);
-	n = parse_blob(&self->new);
+	o = blob_parse(&self->old);
+	n = blob_parse(&self->new);
 	ASSERT_EQ(0, gl_snapshot_diff(o, n, &d));
 	ASSERT_EQ(2500, gl_snapshot_series(d, 0)->max_ns);
 	ASSERT_TRUE(gl_snapshot_max_exact(d, 0));
@@ -139,8 +124,8 @@ TEST_F(pair, max_bound_inexact)
 
 	blob_record(&self->new, self->w1, 600, 2);	/* [576, 640) */
 	blob_record(&self->new, self->w0, 1999, 1);	/* [1792, 2048) */
-	o = parse_blob(&self->old);
-	n = parse_blob(&self->new);
+	o = blob_parse(&self->old);
+	n = blob_parse(&self->new);
 	ASSERT_EQ(0, gl_snapshot_diff(o, n, &d));
 	ASSERT_EQ(639, gl_snapshot_series(d, 1)->max_ns);
 	ASSERT_FALSE(gl_snapshot_max_exact(d, 1));
@@ -165,8 +150,8 @@ TEST_F(pair, max_bound_overflow)
 	blob_record(&self->old, self->w1, (1ULL << 38), 1);
 	blob_record(&self->new, self->w1, (1ULL << 38), 1);
 	blob_record(&self->new, self->w1, (1ULL << 37) + 5, 1);
-	o = parse_blob(&self->old);
-	n = parse_blob(&self->new);
+	o = blob_parse(&self->old);
+	n = blob_parse(&self->new);
 	ASSERT_EQ(0, gl_snapshot_diff(o, n, &d));
 	ASSERT_EQ(1, gl_snapshot_series(d, 1)->count);
 	ASSERT_EQ(1ULL << 38, gl_snapshot_series(d, 1)->max_ns);
@@ -192,8 +177,8 @@ TEST_F(pair, reset_generation)
 	blob_record(&self->new, 0, 800, 2);
 	blob_add_counter(&self->new, GPULAT_FAM_SCHED, GPULAT_SCHED_NO_START,
 			 "sched.no_start", 1);
-	o = parse_blob(&self->old);
-	n = parse_blob(&self->new);
+	o = blob_parse(&self->old);
+	n = blob_parse(&self->new);
 	ASSERT_EQ(0, gl_snapshot_diff(o, n, &d));
 	ASSERT_EQ(1, gl_snapshot_nr_series(d));
 	ASSERT_EQ(2, gl_snapshot_series(d, 0)->count);
@@ -219,8 +204,8 @@ TEST_F(pair, reload_same_generation)
 
 	self->new.hdr.generation = self->old.hdr.generation;
 	self->new.hdr.reset_time_ns = self->old.hdr.time_ns + 5;
-	o = parse_blob(&self->old);
-	n = parse_blob(&self->new);
+	o = blob_parse(&self->old);
+	n = blob_parse(&self->new);
 	ASSERT_EQ(0, gl_snapshot_diff(o, n, &d));
 	ASSERT_EQ(gl_snapshot_nr_series(n), gl_snapshot_nr_series(d));
 	ASSERT_EQ(gl_snapshot_series(n, 0)->count,
@@ -243,8 +228,8 @@ TEST_F(pair, new_series)
 	blob_record(&self->new, p, 70000, 6);
 	blob_add_counter(&self->new, GPULAT_FAM_SCHED, GPULAT_SCHED_EVICTED,
 			 "sched.evicted", 4);
-	o = parse_blob(&self->old);
-	n = parse_blob(&self->new);
+	o = blob_parse(&self->old);
+	n = blob_parse(&self->new);
 	ASSERT_EQ(0, gl_snapshot_diff(o, n, &d));
 	ASSERT_EQ(3, gl_snapshot_nr_series(d));
 	ASSERT_STREQ("sched.preempt", gl_snapshot_series(d, 2)->name);
@@ -270,8 +255,8 @@ TEST_F(pair, diff_blob_reparses)
 	size_t len;
 
 	blob_record(&self->new, self->w0, 4000, 2);
-	o = parse_blob(&self->old);
-	n = parse_blob(&self->new);
+	o = blob_parse(&self->old);
+	n = blob_parse(&self->new);
 	ASSERT_EQ(0, gl_snapshot_diff(o, n, &d));
 	buf = gl_snapshot_blob(d, &len);
 	ASSERT_EQ(0, gl_snapshot_parse(buf, len, &r, err, sizeof(err)));
@@ -298,8 +283,8 @@ TEST_F(pair, events_from_new)
 		       "0000:3b:00.0");
 	blob_add_event(&self->new, 10500000000ULL, GPULAT_EVENT_XID, 79, 1,
 		       "0000:86:00.0");
-	o = parse_blob(&self->old);
-	n = parse_blob(&self->new);
+	o = blob_parse(&self->old);
+	n = blob_parse(&self->new);
 	ASSERT_EQ(0, gl_snapshot_diff(o, n, &d));
 	ASSERT_EQ(2, gl_snapshot_nr_events(d));
 	e = gl_snapshot_event(d, 1);
@@ -335,8 +320,8 @@ TEST_F(pair, events_ver0_and_ver1)
 	blob_add_event(&self->new, 9000000000ULL, GPULAT_EVENT_XID, 48, 0,
 		       "0000:3b:00.0");
 	blob_record(&self->new, self->w0, 2000, 1);
-	o = parse_blob(&self->old);
-	n = parse_blob(&self->new);
+	o = blob_parse(&self->old);
+	n = blob_parse(&self->new);
 	ASSERT_NE(NULL, o);
 	ASSERT_EQ(0, gl_snapshot_nr_events(o));
 	ASSERT_EQ(0, gl_snapshot_header(o)->abi_minor);

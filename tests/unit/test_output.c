@@ -13,21 +13,6 @@
 #include "json.h"
 #include "units.h"
 
-/* parse_blob - build @b and parse it; NULL on failure */
-static struct gl_snapshot *parse_blob(const struct blob *b)
-{
-	struct gl_snapshot *s = NULL;
-	char err[256];
-	size_t len;
-	void *buf;
-
-	buf = blob_build(b, &len);
-	if (gl_snapshot_parse(buf, len, &s, err, sizeof(err)))
-		fprintf(stderr, "# parse: %s\n", err);
-	free(buf);
-	return s;
-}
-
 /* longest_line - columns of the longest line of @text */
 static size_t longest_line(const char *text)
 {
@@ -160,7 +145,7 @@ FIXTURE(view) {
 FIXTURE_SETUP(view)
 {
 	blob_sched(&self->b, 4);
-	self->s = parse_blob(&self->b);
+	self->s = blob_parse(&self->b);
 	memset(&self->v, 0, sizeof(self->v));
 	self->v.kernel = "6.1.0-test";
 	ASSERT_NE(NULL, self->s);
@@ -278,7 +263,7 @@ TEST(kernel_release_from_blob)
 	/* no terminating NUL: the parser must add one */
 	memset(b.hdr.kernel_release, 'x', sizeof(b.hdr.kernel_release));
 	memcpy(b.hdr.kernel_release, "6.12.0-guest", 12);
-	s = parse_blob(&b);
+	s = blob_parse(&b);
 	ASSERT_NE(NULL, s);
 	memset(&v, 0, sizeof(v));
 	v.kernel = "6.1.0-host";
@@ -312,7 +297,7 @@ TEST(hostile_series)
 	blob_series(&b, i)->count = UINT64_MAX;
 	blob_add_counter(&b, 9, 0, "d\"rop\n", UINT64_MAX);
 	blob_add_probe(&b, 9, 77, 5000, "f\xfe", "t\"p", UINT64_MAX);
-	s = parse_blob(&b);
+	s = blob_parse(&b);
 	ASSERT_NE(NULL, s);
 	v.per_cpu = true;
 	t = render(s, &v, VIEW_HIST_TEXT);
@@ -345,7 +330,7 @@ FIXTURE(fam) {
 FIXTURE_SETUP(fam)
 {
 	blob_families(&self->b);
-	self->s = parse_blob(&self->b);
+	self->s = blob_parse(&self->b);
 	memset(&self->v, 0, sizeof(self->v));
 	ASSERT_NE(NULL, self->s);
 }
@@ -524,7 +509,7 @@ TEST(hist_text_all_empty)
 	blob_add_series(&b, GPULAT_FAM_BLOCK, 1, GPULAT_CPU_NONE, BLOB_SDA,
 			"block.read.device", "sda");
 	blob_add_series(&b, GPULAT_FAM_MM, 0, 2, 0, "mm.direct_reclaim", "");
-	s = parse_blob(&b);
+	s = blob_parse(&b);
 	ASSERT_NE(NULL, s);
 	t = render(s, &v, VIEW_HIST_TEXT);
 	ASSERT_TRUE(has_line(t, "no samples: all 2 histograms are empty"));
@@ -608,7 +593,7 @@ TEST(hostile_keys)
 			    UINT64_MAX - 1, "softirq.run.0123456789abcdefghi",
 			    "NET_RX0123456789012345678901234");
 	blob_record(&b, i, 5000, 1);
-	s = parse_blob(&b);
+	s = blob_parse(&b);
 	ASSERT_NE(NULL, s);
 	t = render(s, &v, VIEW_HIST_TEXT);
 	ASSERT_LT(longest_line(t), 80);
@@ -645,7 +630,7 @@ TEST(hostile_probes)
 		       tp, 0);
 	blob_add_probe(&b, GPULAT_FAM_BLOCK, GPULAT_PROBE_MISSING, 0, "block",
 		       "block_rq_issue", 0);
-	s = parse_blob(&b);
+	s = blob_parse(&b);
 	ASSERT_NE(NULL, s);
 	t = render(s, &v, VIEW_STATUS_TEXT);
 	ASSERT_LT(longest_line(t), 80);
@@ -721,7 +706,7 @@ TEST(status_events)
 			       0, "0000:3b:00.0");
 	blob_add_event(&b, UINT64_MAX, 7, UINT32_MAX, GPULAT_CPU_NONE,
 		       "\x1b[2J0123456789012345678901234567");
-	s = parse_blob(&b);
+	s = blob_parse(&b);
 	ASSERT_NE(NULL, s);
 	t = render(s, &v, VIEW_STATUS_TEXT);
 	ASSERT_LT(longest_line(t), 80);
@@ -738,7 +723,7 @@ TEST(status_events)
 	free(t);
 	gl_snapshot_free(s);
 	b.ver0 = true;
-	s = parse_blob(&b);
+	s = blob_parse(&b);
 	ASSERT_NE(NULL, s);
 	t = render(s, &v, VIEW_STATUS_TEXT);
 	ASSERT_TRUE(has_line(t, "abi:          module 1.0, tool 1.1"));
