@@ -779,6 +779,17 @@ static unsigned int nv_events(struct gpulat_family *fam,
 
 /* --- Family ------------------------------------------------------------ */
 
+/* nv_free_tables - the handler cache, the thread set and its stamps */
+static void nv_free_tables(void)
+{
+	kvfree(nv_handlers);
+	kvfree(nv_set);
+	kvfree(nv_st);
+	nv_handlers = NULL;
+	nv_set = NULL;
+	nv_st = NULL;
+}
+
 static int nv_init(struct gpulat_family *fam, void __percpu *pcpu)
 {
 	int ret;
@@ -810,12 +821,7 @@ static int nv_init(struct gpulat_family *fam, void __percpu *pcpu)
 	queue_delayed_work(system_unbound_wq, &nv_scan_work, HZ);
 	return 0;
 fail:
-	kvfree(nv_handlers);
-	kvfree(nv_set);
-	kvfree(nv_st);
-	nv_handlers = NULL;
-	nv_set = NULL;
-	nv_st = NULL;
+	nv_free_tables();
 	return ret;
 }
 
@@ -825,12 +831,7 @@ static void nv_exit(struct gpulat_family *fam)
 	/* detaches from the driver's tracepoint if attached */
 	unregister_tracepoint_module_notifier(&nv_tp_nb);
 	tracepoint_synchronize_unregister();
-	kvfree(nv_handlers);
-	kvfree(nv_set);
-	kvfree(nv_st);
-	nv_handlers = NULL;
-	nv_set = NULL;
-	nv_st = NULL;
+	nv_free_tables();
 }
 
 /* nv_clear - forget wake, run and IRQ stamps before the probes attach */
