@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "gpulat.h"
+#include "units.h"
 
 static const char usage_main[] =
 "usage: gpulat [-h] [-V] COMMAND [ARGS]\n"
@@ -27,6 +28,9 @@ static const char usage_main[] =
 "  disable    switch families off (their histograms stay)\n"
 "  reset      zero every histogram and drop counter\n"
 "  snapshot   save the raw snapshot to a file (bug reports, replay)\n"
+"  trace      stream outliers as they happen, with the culprit\n"
+"  diagnose   watch every layer a while and name the likely cause\n"
+"  report     write a .tar.gz bundle for a vendor bug report\n"
 "\n"
 "families: sched, block, net, irq, softirq, nvidia, mm\n"
 "\n"
@@ -44,7 +48,10 @@ static const char usage_main[] =
 "    gpulat hist block -D       # block latency, one histogram per disk\n"
 "    gpulat enable irq nvidia   # switch the irq and nvidia probes on\n"
 "    gpulat reset               # start counting from zero\n"
-"    gpulat snapshot -o s.bin   # save a snapshot for a bug report\n";
+"    gpulat snapshot -o s.bin   # save a snapshot for a bug report\n"
+"    gpulat trace -t sched=5ms  # every run-queue wait of 5 ms or more\n"
+"    gpulat diagnose            # what causes the spikes, ranked\n"
+"    gpulat report -o r.tar.gz  # everything a vendor needs, in one file\n";
 
 static const char usage_status[] =
 "usage: gpulat status [-j] [-i FILE]\n"
@@ -139,6 +146,75 @@ static const char usage_snapshot[] =
 "    gpulat snapshot -o s.bin   # save now\n"
 "    gpulat hist -i s.bin       # look at it later, on any machine\n";
 
+static const char usage_trace[] =
+"usage: gpulat trace [-t FAMILY=DURATION]... [-j] [-d SECONDS]\n"
+"\n"
+"Stream every sample at or over its family's outlier threshold as it\n"
+"happens, one line each: time, CPU, series, latency, the task it\n"
+"happened to, the key (disk, device, IRQ) and, for a wait for a CPU, the\n"
+"culprit: the tasks that held the CPU meanwhile and the hard IRQ and\n"
+"softirq time that landed on it.  NVIDIA Xid events appear on the same\n"
+"timeline.  Records lost to a full buffer are reported with their count.\n"
+"A threshold given here holds while gpulat runs; the module's own\n"
+"(module parameters FAMILY_threshold_us) apply to the rest.\n"
+"\n"
+"options:\n"
+"  -t, --threshold FAMILY=DURATION  e.g. sched=5ms, block=20ms, irq=200us;\n"
+"                    units ns, us, ms, s; 0 or off: no trace for FAMILY\n"
+"  -j, --json        JSON lines, one object per record\n"
+"  -d, --duration SECONDS  stop after SECONDS (default: until Ctrl-C)\n"
+"  -h, --help        show this help\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat trace                      # outliers over the default thresholds\n"
+"    gpulat trace -t sched=2ms -t nvidia=500us   # lower two thresholds\n"
+"    gpulat trace -j -d 60 > out.jsonl # one minute as JSON lines\n";
+
+static const char usage_diagnose[] =
+"usage: gpulat diagnose [-d SECONDS] [-t FAMILY=DURATION]... [-j]\n"
+"\n"
+"Watch every family for SECONDS (default 10), compare each layer's tail\n"
+"with its baseline and thresholds, and print a ranked verdict: which\n"
+"layer (GPU driver interrupt path, network, storage, scheduler, memory)\n"
+"most likely causes the spikes, the evidence (percentiles, counts, top\n"
+"culprits by name and pid) and what to do next.  Says so when nothing is\n"
+"abnormal.\n"
+"\n"
+"options:\n"
+"  -d, --duration SECONDS  how long to watch (default 10)\n"
+"  -t, --threshold FAMILY=DURATION  outlier threshold while watching\n"
+"  -j, --json        one JSON object\n"
+"  -h, --help        show this help\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat diagnose                   # ten seconds, then the verdict\n"
+"    gpulat diagnose -d 60 -j          # a minute, as JSON\n";
+
+static const char usage_report[] =
+"usage: gpulat report [-o FILE.tar.gz] [-d SECONDS] [--interval SECONDS]\n"
+"                     [-t FAMILY=DURATION]...\n"
+"\n"
+"Watch for SECONDS (default 30) and write one archive to attach to a\n"
+"vendor bug report: snapshots at the start, the end and every interval,\n"
+"the outlier trace, the diagnosis, and the host facts that\n"
+"nvidia-bug-report.sh does not collect (IRQ affinity of the nvidia IRQs,\n"
+"irqbalance, /proc/interrupts and /proc/softirqs, cpufreq and idle\n"
+"states, THP, PCIe link and AER counters of NVIDIA functions, driver\n"
+"version, NVRM/Xid log lines, kernel and gpulat parameters, GPU state\n"
+"through NVML when present).  MANIFEST at the top says what is inside.\n"
+"\n"
+"options:\n"
+"  -o, --output FILE  archive to write (default\n"
+"                    gpulat-report-HOST-YYYYMMDD-HHMMSS.tar.gz)\n"
+"  -d, --duration SECONDS  how long to watch (default 30)\n"
+"      --interval SECONDS  snapshot every SECONDS (default 5)\n"
+"  -t, --threshold FAMILY=DURATION  outlier threshold while watching\n"
+"  -h, --help        show this help\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat report                     # 30 s, archive in this folder\n"
+"    gpulat report -d 120 -o /tmp/r.tar.gz\n";
+
 /* gpulat_usage - help text of @cmd (GPULAT_CMD_NONE: the tool's) */
 void gpulat_usage(FILE *f, enum gpulat_cmd cmd)
 {
@@ -159,6 +235,15 @@ void gpulat_usage(FILE *f, enum gpulat_cmd cmd)
 	case GPULAT_CMD_RESET:
 		fputs(usage_reset, f);
 		break;
+	case GPULAT_CMD_TRACE:
+		fputs(usage_trace, f);
+		break;
+	case GPULAT_CMD_DIAGNOSE:
+		fputs(usage_diagnose, f);
+		break;
+	case GPULAT_CMD_REPORT:
+		fputs(usage_report, f);
+		break;
 	default:
 		fputs(usage_main, f);
 	}
@@ -174,6 +259,9 @@ static const struct {
 	{ "enable",	GPULAT_CMD_ENABLE },
 	{ "disable",	GPULAT_CMD_DISABLE },
 	{ "reset",	GPULAT_CMD_RESET },
+	{ "trace",	GPULAT_CMD_TRACE },
+	{ "diagnose",	GPULAT_CMD_DIAGNOSE },
+	{ "report",	GPULAT_CMD_REPORT },
 };
 
 /* cli_error - report a usage error; returns GPULAT_EXIT_ERROR */
@@ -316,6 +404,41 @@ static int cli_positional(struct gpulat_opts *o, const char *arg, int *nr_num,
 	}
 }
 
+/*
+ * cli_threshold - a --threshold FAMILY=DURATION argument; DURATION has a
+ * unit (ns, us, ms, s), or is 0 or "off"
+ */
+static int cli_threshold(struct gpulat_opts *o, const char *arg,
+			 const char *cmd, FILE *err)
+{
+	const char *eq = strchr(arg, '=');
+	char name[32], valid[128];
+	uint64_t ns;
+	int fam;
+
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(name))
+		return cli_error(err, cmd,
+				 "bad threshold '%s': FAMILY=DURATION, e.g. sched=5ms",
+				 arg);
+	memcpy(name, arg, eq - arg);
+	name[eq - arg] = '\0';
+	fam = gl_family_lookup(name);
+	if (fam <= 0 || fam >= GPULAT_FAM_MAX) {
+		cli_valid_families(valid, sizeof(valid));
+		return cli_error(err, cmd, "unknown family '%s' (families: %s)",
+				 name, valid);
+	}
+	if (!strcmp(eq + 1, "off"))
+		ns = 0;
+	else if (units_parse_ns(eq + 1, &ns))
+		return cli_error(err, cmd,
+				 "bad duration '%s': a number with a unit (ns, us, ms, s) up to 1000s, or 0/off",
+				 eq + 1);
+	o->thresholds[fam] = ns;
+	o->thresholds_set |= 1ULL << fam;
+	return 0;
+}
+
 /* cli_unknown_option - message for the option getopt refused */
 static int cli_unknown_option(int argc, char **argv, const char *cmd,
 			      const char *optstring, FILE *err)
@@ -350,6 +473,9 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		{ "input",	required_argument,	NULL, 'i' },
 		{ "from",	required_argument,	NULL, 'f' },
 		{ "output",	required_argument,	NULL, 'o' },
+		{ "threshold",	required_argument,	NULL, 't' },
+		{ "duration",	required_argument,	NULL, 'd' },
+		{ "interval",	required_argument,	NULL, 'I' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *optstring;
@@ -364,6 +490,13 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		break;
 	case GPULAT_CMD_SNAPSHOT:
 		optstring = "ho:";
+		break;
+	case GPULAT_CMD_TRACE:
+	case GPULAT_CMD_DIAGNOSE:
+		optstring = "hjt:d:";
+		break;
+	case GPULAT_CMD_REPORT:
+		optstring = "ho:t:d:I:";
 		break;
 	default:	/* enable, disable, reset */
 		optstring = "h";
@@ -401,6 +534,25 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		case 'o':
 			o->output = optarg;
 			break;
+		case 't':
+			ret = cli_threshold(o, optarg, cmd, err);
+			if (ret)
+				return ret;
+			break;
+		case 'd':
+			if (cli_parse_interval(optarg, &o->duration_s))
+				return cli_error(err, cmd,
+						 "bad duration '%s': seconds above 0, at most %.0f",
+						 optarg, GPULAT_INTERVAL_MAX);
+			o->has_duration = true;
+			break;
+		case 'I':
+			if (cli_parse_interval(optarg, &o->report_interval_s))
+				return cli_error(err, cmd,
+						 "bad interval '%s': seconds above 0, at most %.0f",
+						 optarg, GPULAT_INTERVAL_MAX);
+			o->has_report_interval = true;
+			break;
 		default:
 			return cli_unknown_option(argc, argv, cmd, optstring,
 						  err);
@@ -430,6 +582,12 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		return cli_error(err, cmd, "--input needs a file name");
 	if (o->cmd == GPULAT_CMD_SNAPSHOT && (!o->output || !o->output[0]))
 		return cli_error(err, cmd, "snapshot needs -o FILE");
+	if (o->cmd == GPULAT_CMD_REPORT && o->output && !o->output[0])
+		return cli_error(err, cmd, "--output needs a file name");
+	if (o->cmd == GPULAT_CMD_REPORT && o->has_report_interval &&
+	    o->has_duration && o->report_interval_s > o->duration_s)
+		return cli_error(err, cmd,
+				 "--interval is longer than --duration");
 	return 0;
 }
 

@@ -25,6 +25,12 @@ int main(int argc, char **argv)
 	case GPULAT_CMD_DISABLE:
 	case GPULAT_CMD_RESET:
 		return control_run(&o);
+	case GPULAT_CMD_TRACE:
+		return trace_run(&o);
+	case GPULAT_CMD_DIAGNOSE:
+		return diagnose_run(&o);
+	case GPULAT_CMD_REPORT:
+		return report_run(&o);
 	case GPULAT_CMD_VERSION:
 		printf("gpulat ABI %u.%u\n", GPULAT_ABI_MAJOR,
 		       GPULAT_ABI_MINOR);

@@ -31,6 +31,9 @@ enum gpulat_cmd {
 	GPULAT_CMD_ENABLE,
 	GPULAT_CMD_DISABLE,
 	GPULAT_CMD_RESET,
+	GPULAT_CMD_TRACE,
+	GPULAT_CMD_DIAGNOSE,
+	GPULAT_CMD_REPORT,
 };
 
 /* Most FAMILY arguments of enable and disable (duplicates dropped). */
@@ -38,6 +41,11 @@ enum gpulat_cmd {
 
 /* Longest interval accepted, in seconds (a day). */
 #define GPULAT_INTERVAL_MAX	86400.0
+
+/* Defaults of diagnose and report: watch window and report interval. */
+#define GPULAT_DIAGNOSE_SECONDS	10.0
+#define GPULAT_REPORT_SECONDS	30.0
+#define GPULAT_REPORT_INTERVAL	5.0
 
 struct gpulat_opts {
 	enum gpulat_cmd cmd;
@@ -55,6 +63,13 @@ struct gpulat_opts {
 	bool has_interval;
 	double interval_s;
 	unsigned long count;	/* intervals to print; 0: until Ctrl-C */
+	/* trace, diagnose, report: --threshold FAMILY=DURATION */
+	uint64_t thresholds[GPULAT_FAM_MAX];	/* ns, 0: off */
+	uint64_t thresholds_set;	/* bit per family given */
+	bool has_duration;
+	double duration_s;	/* --duration; trace: 0 = until Ctrl-C */
+	bool has_report_interval;
+	double report_interval_s;	/* report --interval */
 };
 
 /* Softirq vectors (the kernel's enum, stable) that gpulat hist net adds. */
@@ -105,6 +120,15 @@ const char *hist_key_text(char *buf, size_t len,
 
 /* snapshot.c */
 int snapshot_run(const struct gpulat_opts *o);
+
+/* trace.c */
+int trace_run(const struct gpulat_opts *o);
+
+/* diagnose.c */
+int diagnose_run(const struct gpulat_opts *o);
+
+/* report.c */
+int report_run(const struct gpulat_opts *o);
 
 /* control.c: enable, disable, reset */
 int control_run(const struct gpulat_opts *o);

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "uapi/gpulat.h"
 
@@ -121,5 +122,45 @@ uint32_t gl_family_at(size_t i);
 
 /* gl_probe_state_name - "attached", "disabled", "missing", "failed" */
 const char *gl_probe_state_name(uint32_t state);
+
+/* --- Outlier trace (ABI 1.2) ------------------------------------------- */
+
+/*
+ * gl_threshold - a family's outlier threshold in ns (0: off); with @set,
+ * first make it *ns.  0, or -ENOENT (no such family), -ENOTTY (a module
+ * older than ABI 1.2), -EINVAL.
+ */
+int gl_threshold(int fd, uint32_t family, bool set, uint64_t *ns);
+
+/* One decoded trace record, normalized to this tool's layout. */
+struct gl_trace_rec {
+	uint32_t type;		/* enum gpulat_rec_type */
+	uint32_t cpu;
+	uint64_t time_ns;	/* CLOCK_MONOTONIC */
+	union {
+		struct gpulat_rec_sample sample;	/* GPULAT_REC_SAMPLE */
+		struct gpulat_rec_event event;		/* GPULAT_REC_EVENT */
+		struct gpulat_rec_lost lost;		/* GPULAT_REC_LOST */
+	} u;
+};
+
+/* Big enough for one read() of many records. */
+#define GL_TRACE_BUF	(64 * 1024)
+
+/*
+ * gl_trace_read - one read() of trace records from @fd into @buf; bytes
+ * read, or -errno (-EAGAIN: nothing there with O_NONBLOCK)
+ */
+ssize_t gl_trace_read(int fd, void *buf, size_t len);
+
+/*
+ * gl_trace_parse - decode the record at *@off of @buf (@len bytes) into
+ * @rec and advance *@off.  Returns 1 for a record, 0 at the end, or
+ * -EINVAL for a malformed record (nothing is trusted: sizes, counts and
+ * strings are checked; a record of an unknown type is returned with its
+ * type and header only).
+ */
+int gl_trace_parse(const void *buf, size_t len, size_t *off,
+		   struct gl_trace_rec *rec);
 
 #endif /* _GPULAT_USER_H */

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Human units (3 significant digits) and line wrapping. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "units.h"
@@ -40,6 +44,50 @@ const char *units_count(char *buf, size_t len, uint64_t n)
 	else
 		snprintf(buf, len, "%.3g", (double)n);
 	return buf;
+}
+
+/*
+ * units_parse_ns - a duration with its unit, "5ms", "250us", "1.5s",
+ * "800ns", or a bare "0"; at most 1000 s.  0 or -EINVAL.
+ */
+int units_parse_ns(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	const char *p = s;
+	size_t i;
+	double v;
+
+	while (isdigit((unsigned char)*p) || *p == '.')
+		p++;
+	if (p == s || p - s > 20)
+		return -EINVAL;
+	if (!*p) {
+		if (strspn(s, "0") != strlen(s))
+			return -EINVAL;	/* a number needs its unit */
+		*ns = 0;
+		return 0;
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		char *end;
+
+		if (strcmp(p, units[i].unit))
+			continue;
+		errno = 0;
+		v = strtod(s, &end);
+		if (errno || end != p || !isfinite(v) || v < 0)
+			return -EINVAL;
+		v *= units[i].ns;
+		if (v > 1e12)
+			return -EINVAL;
+		*ns = (uint64_t)(v + 0.5);
+		return 0;
+	}
+	return -EINVAL;
 }
 
 /* units_printable - copy of @s with control and non-ASCII bytes as '?' */

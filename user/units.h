@@ -14,6 +14,8 @@
 
 const char *units_ns(char *buf, size_t len, uint64_t ns);
 const char *units_count(char *buf, size_t len, uint64_t n);
+/* units_parse_ns - "5ms", "250us", "1.5s", "800ns", "0" -> ns; 0 or -EINVAL */
+int units_parse_ns(const char *s, uint64_t *ns);
 const char *units_printable(char *buf, size_t len, const char *s);
 
 /* A line that wraps before UNITS_COLS, continuing with an indent. */

@@ -19,7 +19,7 @@
 
 /* A reader refuses a different major; minors only add. */
 #define GPULAT_ABI_MAJOR	1
-#define GPULAT_ABI_MINOR	1
+#define GPULAT_ABI_MINOR	2
 
 #define GPULAT_DEVICE_PATH	"/dev/gpulat"
 
@@ -242,6 +242,26 @@ struct gpulat_family_req {
 #define GPULAT_FAMILY_SIZE_VER0		16
 
 /*
+ * GPULAT_IOC_THRESHOLD (since ABI 1.2): read or set a family's outlier
+ * threshold.  A sample of the family at or over it is written to the
+ * outlier trace (see struct gpulat_rec_header) while a reader has the
+ * trace open.  threshold_ns == 0 switches the family's trace off.  With
+ * GPULAT_THRESHOLD_SET the module takes threshold_ns; either way it
+ * returns the family's threshold in threshold_ns.  Returns 0, or -EINVAL
+ * (size, flags, pad), -ENOENT (no such family), -E2BIG, -EFAULT.
+ */
+struct gpulat_threshold_req {
+	__u32 size;		/* in: sizeof(struct gpulat_threshold_req) */
+	__u32 flags;		/* in: 0 or GPULAT_THRESHOLD_SET */
+	__u32 family;		/* in: enum gpulat_family_id */
+	__u32 pad;		/* in: zero */
+	__u64 threshold_ns;	/* in with SET; out: the threshold now */
+};
+
+#define GPULAT_THRESHOLD_SET		1U
+#define GPULAT_THRESHOLD_SIZE_VER0	24
+
+/*
  * The size encoded in a command number is frozen at the first version of
  * its struct: a struct that grows keeps its command, and its own size
  * field tells the module how much the caller passed.
@@ -255,6 +275,8 @@ struct gpulat_family_req {
 				     0x02, GPULAT_RESET_SIZE_VER0)
 #define GPULAT_IOC_FAMILY	_IOC(_IOC_WRITE, GPULAT_IOC_MAGIC, \
 				     0x03, GPULAT_FAMILY_SIZE_VER0)
+#define GPULAT_IOC_THRESHOLD	_IOC(_IOC_READ | _IOC_WRITE, GPULAT_IOC_MAGIC, \
+				     0x04, GPULAT_THRESHOLD_SIZE_VER0)
 
 /* --- The snapshot blob ------------------------------------------------- */
 
@@ -364,5 +386,92 @@ struct gpulat_event {
 };
 
 #define GPULAT_EVENT_SIZE_VER0		56
+
+/* --- The outlier trace (since ABI 1.2) ------------------------------- */
+
+/*
+ * read() on /dev/gpulat returns whole trace records, each starting with a
+ * struct gpulat_rec_header; the next record starts hdr.size bytes later
+ * (sizes are multiples of 8 and may grow: skip what you do not know).  A
+ * file's first read() or poll() makes it a trace reader, which sees the
+ * records written from then on.  Records come from per-CPU rings and are
+ * merged by time within one read().  read() blocks until a record is
+ * there (-EAGAIN with O_NONBLOCK); a buffer smaller than the next record
+ * fails with -EINVAL; poll() reports EPOLLIN when a record is there.
+ * Records a reader did not fetch before its ring wrapped arrive as one
+ * GPULAT_REC_LOST record per CPU with their number: loss is never silent.
+ */
+enum gpulat_rec_type {
+	GPULAT_REC_SAMPLE	= 1,	/* struct gpulat_rec_sample */
+	GPULAT_REC_EVENT	= 2,	/* struct gpulat_rec_event (Xid...) */
+	GPULAT_REC_LOST		= 3,	/* struct gpulat_rec_lost */
+};
+
+struct gpulat_rec_header {
+	__u16 size;		/* bytes in this record, header included */
+	__u16 type;		/* enum gpulat_rec_type */
+	__u32 cpu;		/* CPU the record was written on */
+	__u64 time_ns;		/* CLOCK_MONOTONIC of the end event */
+};
+
+#define GPULAT_COMM_LEN		16
+#define GPULAT_NR_CULPRITS	3
+
+/* A task that ran on the CPU while the sample's task waited for it. */
+struct gpulat_culprit {
+	__s32 pid;		/* 0: nobody (slot unused) */
+	__s32 tgid;		/* -1: the task had exited when named */
+	__u64 ns;		/* its time on the CPU inside the wait */
+	char comm[GPULAT_COMM_LEN];	/* NUL padded; "" when exited */
+};
+
+/* flags of struct gpulat_rec_sample */
+#define GPULAT_REC_F_CULPRITS	0x1	/* culprits and other_ns are valid */
+#define GPULAT_REC_F_IRQ_TIME	0x2	/* irq_ns is valid (irq family on) */
+#define GPULAT_REC_F_SOFTIRQ_TIME 0x4	/* softirq_ns is valid (softirq on) */
+#define GPULAT_REC_F_PARTIAL	0x8	/* history shorter than the wait */
+
+/*
+ * One sample at or over its family's threshold: the latency that ended at
+ * hdr.time_ns, the task it happened to, and, for a wait for a CPU
+ * (sched.*, nvidia thread and kthread wake), who held that CPU: the
+ * tasks that ran on it during the wait (most time first; other_ns is the
+ * rest of the wait not covered by them) and the hard IRQ and softirq
+ * handler time that landed on it.
+ */
+struct gpulat_rec_sample {
+	struct gpulat_rec_header hdr;
+	__u32 family;		/* enum gpulat_family_id */
+	__u32 series;		/* struct gpulat_series.id */
+	__u64 latency_ns;
+	__u64 key;		/* as struct gpulat_series.key */
+	__s32 pid;		/* the task it happened to; 0: none (a device) */
+	__s32 tgid;
+	char comm[GPULAT_COMM_LEN];
+	__u32 flags;		/* GPULAT_REC_F_* */
+	__u32 nr_culprits;	/* valid entries in culprits[] */
+	__u64 irq_ns;		/* hard IRQ time on this CPU in the wait */
+	__u64 softirq_ns;	/* softirq time on this CPU in the wait */
+	__u64 other_ns;		/* wait not covered by culprits[] */
+	struct gpulat_culprit culprits[GPULAT_NR_CULPRITS];
+};
+
+#define GPULAT_REC_SAMPLE_SIZE_VER0	192
+
+/* A timeline event (an Xid) as the snapshot's events section has it. */
+struct gpulat_rec_event {
+	struct gpulat_rec_header hdr;
+	struct gpulat_event event;
+};
+
+#define GPULAT_REC_EVENT_SIZE_VER0	72
+
+/* Records this reader lost on hdr.cpu since the previous such record. */
+struct gpulat_rec_lost {
+	struct gpulat_rec_header hdr;
+	__u64 lost;
+};
+
+#define GPULAT_REC_LOST_SIZE_VER0	24
 
 #endif /* _UAPI_GPULAT_H */
