@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 
 #include "gpulat.h"
+#include "trace.h"
 #include "keyed.h"
 
 #define GPULAT_BAR_WIDTH	24
@@ -254,6 +255,7 @@ void gpulat_debugfs_init(void)
 	for (i = 0; i < gpulat_nr_families; i++)
 		debugfs_create_file(gpulat_families[i]->name, 0400, gpulat_dir,
 				    gpulat_families[i], &gpulat_family_fops);
+	gpulat_trace_debugfs(gpulat_dir);
 }
 
 void gpulat_debugfs_exit(void)

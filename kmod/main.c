@@ -13,6 +13,7 @@
 #include <linux/uaccess.h>
 
 #include "gpulat.h"
+#include "trace.h"
 
 /*
  * gpulat_copy_in - fetch a size-prefixed ioctl argument
@@ -124,6 +125,26 @@ static long gpulat_ioc_family(void __user *uarg)
 	return ret;
 }
 
+static long gpulat_ioc_threshold(void __user *uarg)
+{
+	struct gpulat_threshold_req r;
+	u32 usize;
+	long ret;
+
+	ret = gpulat_copy_in(&r, sizeof(r), GPULAT_THRESHOLD_SIZE_VER0, uarg,
+			     &usize);
+	if (ret)
+		return ret;
+	if ((r.flags & ~GPULAT_THRESHOLD_SET) || r.pad)
+		return -EINVAL;
+	ret = gpulat_trace_threshold(r.family, r.flags & GPULAT_THRESHOLD_SET,
+				     &r.threshold_ns);
+	if (ret)
+		return ret;
+	r.size = sizeof(r);
+	return gpulat_copy_out(uarg, &r, sizeof(r), usize);
+}
+
 static long gpulat_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
@@ -138,6 +159,8 @@ static long gpulat_ioctl(struct file *file, unsigned int cmd,
 		return gpulat_ioc_reset(uarg);
 	case GPULAT_IOC_FAMILY:
 		return gpulat_ioc_family(uarg);
+	case GPULAT_IOC_THRESHOLD:
+		return gpulat_ioc_threshold(uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -148,9 +171,24 @@ static int gpulat_open(struct inode *inode, struct file *file)
 	return nonseekable_open(inode, file);
 }
 
+static ssize_t gpulat_read(struct file *file, char __user *buf, size_t len,
+			   loff_t *ppos)
+{
+	return gpulat_trace_read(file, buf, len);
+}
+
+static int gpulat_release(struct inode *inode, struct file *file)
+{
+	gpulat_trace_release(file);
+	return 0;
+}
+
 static const struct file_operations gpulat_fops = {
 	.owner		= THIS_MODULE,
 	.open		= gpulat_open,
+	.read		= gpulat_read,
+	.poll		= gpulat_trace_poll,
+	.release	= gpulat_release,
 	.unlocked_ioctl	= gpulat_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };
@@ -166,6 +204,9 @@ static int __init gpulat_init(void)
 {
 	int ret;
 
+	ret = gpulat_trace_init();
+	if (ret)
+		return ret;
 	ret = gpulat_registry_init();
 	if (ret) {
 		pr_err("probe registry setup failed: %d\n", ret);
@@ -187,6 +228,7 @@ static void __exit gpulat_exit(void)
 	gpulat_debugfs_exit();
 	misc_deregister(&gpulat_misc);
 	gpulat_registry_exit();
+	gpulat_trace_exit();
 }
 
 module_init(gpulat_init);

@@ -37,6 +37,7 @@
 #include "gpulat.h"
 #include "keyed.h"
 #include "compat/block.h"
+#include "trace.h"
 
 /* A stamp this old may be taken over: twice the usual request timeout. */
 #define BLOCK_EXPIRE_NS		(60ULL * NSEC_PER_SEC)
@@ -152,6 +153,7 @@ static __always_inline void block_file(struct request *rq, u32 key_idx,
 				       unsigned int kind, u64 ts, u64 now)
 {
 	s64 delta = now - ts;
+	unsigned int series;
 
 	if (unlikely(key_idx == BLOCK_NO_KEY)) {
 		block_count(GPULAT_BLOCK_KEYS_FULL);
@@ -161,10 +163,11 @@ static __always_inline void block_file(struct request *rq, u32 key_idx,
 		block_count(GPULAT_BLOCK_NEGATIVE);
 		return;
 	}
-	gpulat_ghist_record(gpulat_key_hist(&block_keyed, key_idx,
-					    GPULAT_BLOCK_SERIES(block_op(rq),
-								kind)),
+	series = GPULAT_BLOCK_SERIES(block_op(rq), kind);
+	gpulat_ghist_record(gpulat_key_hist(&block_keyed, key_idx, series),
 			    delta);
+	gpulat_trace_check(GPULAT_FAM_BLOCK, series,
+			   block_keyed.keys[key_idx].key, now, delta, NULL, 0);
 }
 
 /*

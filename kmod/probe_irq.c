@@ -34,6 +34,7 @@
 #include "gpulat.h"
 #include "keyed.h"
 #include "compat/irq.h"
+#include "trace.h"
 
 #define IRQ_DEPTH	4	/* nesting a CPU can hold; more evicts */
 
@@ -150,6 +151,10 @@ static void irq_probe_exit(void *data, int irq, struct irqaction *action,
 	}
 	gpulat_ghist_record(gpulat_key_hist(&irq_keyed, idx,
 					    GPULAT_IRQ_HANDLER), delta);
+	if (gpulat_trace_on())
+		gpulat_trace_irq_span(now, delta);
+	gpulat_trace_check(GPULAT_FAM_IRQ, GPULAT_IRQ_HANDLER,
+			   irq_keyed.keys[idx].key, now, delta, current, 0);
 out:
 	local_irq_restore(flags);
 }

@@ -37,6 +37,7 @@
 #include <linux/timekeeping.h>
 
 #include "gpulat.h"
+#include "trace.h"
 /* before the event headers: it declares the structs their prototypes name */
 #include "compat/mm.h"
 
@@ -151,6 +152,7 @@ static __always_inline void mm_end(unsigned int kind, u64 now)
 	 * event fires in interrupt context: nothing nests into the record.
 	 */
 	gpulat_hist_record(&mm_pc->hist[series], delta);
+	gpulat_trace_check(GPULAT_FAM_MM, series, 0, now, delta, current, 0);
 }
 
 static void mm_probe_reclaim_begin(GPULAT_MM_RECLAIM_BEGIN_ARGS)

@@ -36,6 +36,7 @@
 
 #include "gpulat.h"
 #include "keyed.h"
+#include "trace.h"
 
 /* Transmissions in progress on one CPU, stacked devices nested. */
 #define NET_NEST_MAX		8
@@ -164,6 +165,8 @@ static __always_inline void net_end(u64 ts, u32 idx, u64 now, u32 series)
 		return;
 	}
 	gpulat_ghist_record(gpulat_key_hist(&net_keyed, idx, series), delta);
+	gpulat_trace_check(GPULAT_FAM_NET, series, net_keyed.keys[idx].key,
+			   now, delta, NULL, 0);
 }
 
 static void net_probe_queue(void *data, struct sk_buff *skb)

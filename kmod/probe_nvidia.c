@@ -54,6 +54,7 @@
 #include "gpulat.h"
 #include "keyed.h"
 #include "compat/gpulat_compat.h"
+#include "trace.h"
 
 enum {
 	NV_HIT_PEXIT = GPULAT_NV_XID_LOST + 1,
@@ -334,7 +335,7 @@ static __always_inline u64 nv_stamp(u64 now, u64 pid)
  * lasts.
  */
 static __always_inline void nv_file(u64 word, unsigned int series, u64 st,
-				    u64 now)
+				    u64 now, struct task_struct *p)
 {
 	u32 idx = word >> NV_IDX_SHIFT & NV_V_IDX_MASK;
 	s64 delta = (s64)((now << NV_ST_TS_SHIFT) -
@@ -350,6 +351,9 @@ static __always_inline void nv_file(u64 word, unsigned int series, u64 st,
 		return;
 	}
 	gpulat_ghist_record(gpulat_key_hist(&nv_keyed, idx, series), delta);
+	gpulat_trace_check(GPULAT_FAM_NVIDIA, series, nv_keyed.keys[idx].key,
+			   now, delta, p, series == GPULAT_NV_THREAD_RUN ? 0 :
+			   GPULAT_OUT_CPU_WAIT);
 }
 
 /* nv_switch_out - entry @i (@word) leaves the CPU at @now */
@@ -364,7 +368,7 @@ static __always_inline void nv_switch_out(int i, u64 word,
 
 		WRITE_ONCE(nv_st[i].run, 0);
 		if ((st & NV_PID_MASK) == pid)
-			nv_file(word, GPULAT_NV_THREAD_RUN, st, now);
+			nv_file(word, GPULAT_NV_THREAD_RUN, st, now, p);
 		else
 			this_cpu_inc(nv_pc->counters[GPULAT_NV_NO_START]);
 	}
@@ -376,7 +380,8 @@ static __always_inline void nv_switch_out(int i, u64 word,
 }
 
 /* nv_switch_in - entry @i (@word) gets the CPU at @now */
-static __always_inline void nv_switch_in(int i, u64 word, u64 now)
+static __always_inline void nv_switch_in(int i, u64 word, u64 now,
+					 struct task_struct *p)
 {
 	u64 pid = word & NV_PID_MASK, st = READ_ONCE(nv_st[i].wake);
 	bool irq_thread = (word >> NV_KIND_SHIFT & 3) == NV_KIND_IRQ_THREAD;
@@ -386,7 +391,7 @@ static __always_inline void nv_switch_in(int i, u64 word, u64 now)
 		this_cpu_inc(nv_pc->counters[GPULAT_NV_NO_START]);
 	else if (!(st & NV_ST_PREEMPTED))
 		nv_file(word, irq_thread ? GPULAT_NV_THREAD_WAKE :
-			GPULAT_NV_KTHREAD_WAKE, st, now);
+			GPULAT_NV_KTHREAD_WAKE, st, now, p);
 	if (irq_thread)
 		WRITE_ONCE(nv_st[i].run, nv_stamp(now, pid));
 }
@@ -415,7 +420,7 @@ static void nv_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
 	if (pi >= 0)
 		nv_switch_out(pi, pw, prev, preempt, now);
 	if (ni >= 0)
-		nv_switch_in(ni, nw, now);
+		nv_switch_in(ni, nw, now, next);
 }
 
 static void nv_probe_wakeup(void *data, struct task_struct *p)
@@ -571,12 +576,21 @@ out:
 	local_irq_restore(flags);
 }
 
+static __always_inline void nv_hardirq_file(u32 idx, u64 now, u64 delta)
+{
+	gpulat_ghist_record(gpulat_key_hist(&nv_keyed, idx, GPULAT_NV_HARDIRQ),
+			    delta);
+	gpulat_trace_check(GPULAT_FAM_NVIDIA, GPULAT_NV_HARDIRQ,
+			   nv_keyed.keys[idx].key, now, delta, current, 0);
+}
+
 static void nv_probe_irq_exit(void *data, int irq, struct irqaction *action,
 			      int ret)
 {
 	struct nv_pcpu *pc;
 	unsigned long flags;
 	s64 delta;
+	u64 now;
 
 	local_irq_save(flags);
 	pc = this_cpu_ptr(nv_pc);
@@ -584,14 +598,14 @@ static void nv_probe_irq_exit(void *data, int irq, struct irqaction *action,
 	if (likely(pc->irq_action != action || !action))
 		goto out;
 	pc->irq_action = NULL;
-	delta = ktime_get_mono_fast_ns() - pc->irq_ts;
+	now = ktime_get_mono_fast_ns();
+	delta = now - pc->irq_ts;
 	if (unlikely(delta < 0))
 		pc->counters[GPULAT_NV_NEGATIVE]++;
 	else if (unlikely(pc->irq_idx == NV_NOKEY))
 		pc->counters[GPULAT_NV_KEYS_FULL]++;
 	else
-		gpulat_ghist_record(gpulat_key_hist(&nv_keyed, pc->irq_idx,
-						    GPULAT_NV_HARDIRQ), delta);
+		nv_hardirq_file(pc->irq_idx, now, delta);
 out:
 	local_irq_restore(flags);
 }
@@ -694,6 +708,15 @@ static void nv_probe_xid(void *data, const struct pci_dev *pdev,
 		memset(e->device, 0, sizeof(e->device));
 	smp_wmb();	/* fields before seq */
 	WRITE_ONCE(e->seq, n + 1);
+	if (gpulat_trace_on()) {
+		struct gpulat_event ev = {
+			.time_ns = e->time_ns, .type = GPULAT_EVENT_XID,
+			.code = error_code, .cpu = e->cpu,
+		};
+
+		memcpy(ev.device, e->device, sizeof(ev.device));
+		gpulat_trace_event(&ev);
+	}
 }
 
 static struct tracepoint *nv_module_tp(struct module *mod, const char *name)

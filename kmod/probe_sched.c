@@ -34,6 +34,7 @@
 
 #include "gpulat.h"
 #include "compat/gpulat_compat.h"
+#include "trace.h"
 
 #define STAMP_PID_BITS		22
 #define STAMP_MIN_BITS		10
@@ -105,10 +106,12 @@ static __always_inline void sched_start(pid_t pid, u64 kind, u64 now,
 	WRITE_ONCE(*slot, (now << STAMP_TS_SHIFT) | kind | sched_tag(pid));
 }
 
-/* sched_end - @pid runs at @now: file its wait */
-static __always_inline void sched_end(pid_t pid, u64 now)
+/* sched_end - @p runs at @now: file its wait */
+static __always_inline void sched_end(struct task_struct *p, u64 now)
 {
+	pid_t pid = p->pid;
 	u64 *slot = sched_slot(pid), old = READ_ONCE(*slot);
+	unsigned int series;
 	s64 delta;
 
 	if (!sched_owns(old, pid)) {
@@ -127,9 +130,11 @@ static __always_inline void sched_end(pid_t pid, u64 now)
 		this_cpu_inc(sched_pc->counters[GPULAT_SCHED_NEGATIVE]);
 		return;
 	}
-	gpulat_hist_record(&sched_pc->hist[old & STAMP_PREEMPT ?
-					   GPULAT_SCHED_PREEMPT :
-					   GPULAT_SCHED_WAKEUP], delta);
+	series = old & STAMP_PREEMPT ? GPULAT_SCHED_PREEMPT :
+				       GPULAT_SCHED_WAKEUP;
+	gpulat_hist_record(&sched_pc->hist[series], delta);
+	gpulat_trace_check(GPULAT_FAM_SCHED, series, 0, now, delta, p,
+			   GPULAT_OUT_CPU_WAIT);
 }
 
 static void sched_probe_wakeup(void *data, struct task_struct *p)
@@ -162,7 +167,10 @@ static void sched_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
 		}
 	}
 	if (next->pid)
-		sched_end(next->pid, now);
+		sched_end(next, now);
+	/* after the check above: a wait's history ends before its end */
+	if (gpulat_trace_on())
+		gpulat_trace_switch(now, next->pid);
 }
 
 static int sched_init(struct gpulat_family *fam, void __percpu *pcpu)

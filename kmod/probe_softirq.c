@@ -41,6 +41,7 @@
 
 #include "gpulat.h"
 #include "compat/irq.h"
+#include "trace.h"
 
 #define NR_VECS		GPULAT_SOFTIRQ_NR_VECS
 #define NR_HISTS	(2 * NR_VECS)
@@ -110,6 +111,13 @@ static __always_inline void softirq_file(unsigned int vec, unsigned int kind,
 	}
 	gpulat_hist_record(softirq_hists[GPULAT_SOFTIRQ_SERIES(vec, kind)],
 			   delta);
+	if (kind == GPULAT_SOFTIRQ_RUN && gpulat_trace_on())
+		gpulat_trace_softirq_span(now, delta);
+	/* a raised softirq waits for this CPU: name who held it */
+	gpulat_trace_check(GPULAT_FAM_SOFTIRQ,
+			   GPULAT_SOFTIRQ_SERIES(vec, kind), vec, now, delta,
+			   current, kind == GPULAT_SOFTIRQ_WAIT ?
+			   GPULAT_OUT_CPU_WAIT : 0);
 }
 
 static void softirq_probe_raise(void *data, unsigned int vec)

@@ -1,10 +1,356 @@
 // SPDX-License-Identifier: GPL-2.0
-/* gpulat trace (placeholder until the reader lands). */
+/* gpulat trace: outliers as they happen, and how records are printed. */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "gpulat.h"
+#include "json.h"
+#include "trace.h"
+#include "units.h"
+#include "watch.h"
+
+static const char *const block_ops[] = {
+	"read", "write", "flush", "discard", "other",
+};
+
+static const char *const softirq_vecs[GPULAT_SOFTIRQ_NR_VECS] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
+	"SCHED", "HRTIMER", "RCU",
+};
+
+/* trace_series_name - the module's series names, known without a snapshot */
+const char *trace_series_name(char *buf, size_t len, uint32_t family,
+			      uint32_t series)
+{
+	static const char *const sched[] = { "wakeup", "preempt" };
+	static const char *const net[] = { "tx", "backlog" };
+	static const char *const nvidia[] = {
+		"hardirq", "thread.wake", "thread.run", "kthread.wake",
+	};
+	static const char *const mm[] = {
+		"direct_reclaim", "compaction", "compaction_bg",
+	};
+	const char *fam = gl_family_name(family), *s = NULL;
+
+	switch (family) {
+	case GPULAT_FAM_SCHED:
+		s = series < ARRAY_SIZE(sched) ? sched[series] : NULL;
+		break;
+	case GPULAT_FAM_BLOCK:
+		if (series / 2 < ARRAY_SIZE(block_ops)) {
+			snprintf(buf, len, "block.%s.%s", block_ops[series / 2],
+				 series % 2 ? "device" : "queue");
+			return buf;
+		}
+		break;
+	case GPULAT_FAM_NET:
+		s = series < ARRAY_SIZE(net) ? net[series] : NULL;
+		break;
+	case GPULAT_FAM_IRQ:
+		s = series == GPULAT_IRQ_HANDLER ? "handler" : NULL;
+		break;
+	case GPULAT_FAM_SOFTIRQ:
+		if (series / 2 < GPULAT_SOFTIRQ_NR_VECS)
+			s = series % 2 ? "run" : "wait";
+		break;
+	case GPULAT_FAM_NVIDIA:
+		s = series < ARRAY_SIZE(nvidia) ? nvidia[series] : NULL;
+		break;
+	case GPULAT_FAM_MM:
+		s = series < ARRAY_SIZE(mm) ? mm[series] : NULL;
+		break;
+	}
+	if (fam && s)
+		snprintf(buf, len, "%s.%s", fam, s);
+	else
+		snprintf(buf, len, "family%u.series%u", family, series);
+	return buf;
+}
+
+/* trace_key_name - the key's name as a snapshot lists it, or NULL */
+const char *trace_key_name(const struct gl_snapshot *names, uint32_t family,
+			   uint64_t key)
+{
+	size_t i, n = names ? gl_snapshot_nr_series(names) : 0;
+
+	if (family == GPULAT_FAM_SOFTIRQ && key < GPULAT_SOFTIRQ_NR_VECS)
+		return softirq_vecs[key];
+	for (i = 0; i < n; i++) {
+		const struct gpulat_series *sr = gl_snapshot_series(names, i);
+
+		if (sr->family == family && sr->key == key && sr->key_name[0])
+			return sr->key_name;
+	}
+	return NULL;
+}
+
+/* The kinds of key, as the text line labels them. */
+static const char *key_label(uint32_t family)
+{
+	switch (family) {
+	case GPULAT_FAM_BLOCK:
+		return "disk";
+	case GPULAT_FAM_NET:
+		return "dev";
+	case GPULAT_FAM_IRQ:
+		return "irq";
+	case GPULAT_FAM_SOFTIRQ:
+		return "vec";
+	case GPULAT_FAM_NVIDIA:
+		return "nv";
+	default:
+		return NULL;
+	}
+}
+
+static bool has_key(const struct gpulat_rec_sample *s)
+{
+	return key_label(s->family) != NULL;
+}
+
+static void print_time(FILE *f, uint64_t ns)
+{
+	fprintf(f, "%" PRIu64 ".%06" PRIu64, ns / 1000000000,
+		ns % 1000000000 / 1000);
+}
+
+void trace_print_text(FILE *f, const struct gl_trace_rec *r,
+		      const struct gl_snapshot *names)
+{
+	const struct gpulat_rec_sample *s = &r->u.sample;
+	char a[UNITS_LEN], b[GPULAT_NAME_LEN + 16], pr[GPULAT_NAME_LEN];
+	const char *kn;
+	uint32_t i;
+
+	print_time(f, r->time_ns);
+	fprintf(f, " cpu%u ", r->cpu);
+	switch (r->type) {
+	case GPULAT_REC_SAMPLE:
+		break;
+	case GPULAT_REC_EVENT:
+		fprintf(f, "Xid %u on %s\n", r->u.event.event.code,
+			units_printable(pr, sizeof(pr),
+					r->u.event.event.device));
+		return;
+	case GPULAT_REC_LOST:
+		fprintf(f, "LOST %" PRIu64
+			" records on this CPU (reader too slow)\n",
+			(uint64_t)r->u.lost.lost);
+		return;
+	default:
+		fprintf(f, "record of unknown type %u\n", r->type);
+		return;
+	}
+	fprintf(f, "%s %s",
+		trace_series_name(b, sizeof(b), s->family, s->series),
+		units_ns(a, sizeof(a), s->latency_ns));
+	if (has_key(s)) {
+		kn = trace_key_name(names, s->family, s->key);
+		if (kn)
+			fprintf(f, " %s %s", key_label(s->family),
+				units_printable(pr, sizeof(pr), kn));
+		else
+			fprintf(f, " %s %#" PRIx64, key_label(s->family),
+				(uint64_t)s->key);
+	}
+	if (s->pid)
+		fprintf(f, " task %s/%d",
+			units_printable(pr, sizeof(pr), s->comm), s->pid);
+	if (s->flags & GPULAT_REC_F_CULPRITS) {
+		fputs(" | held by", f);
+		for (i = 0; i < s->nr_culprits; i++)
+			fprintf(f, "%s %s/%d %s", i ? "," : "",
+				s->culprits[i].tgid < 0 ? "(exited)" :
+				units_printable(pr, sizeof(pr),
+						s->culprits[i].comm),
+				s->culprits[i].pid,
+				units_ns(a, sizeof(a), s->culprits[i].ns));
+		if (!s->nr_culprits)
+			fputs(" nobody", f);
+		fprintf(f, ", other %s", units_ns(a, sizeof(a), s->other_ns));
+	}
+	if (s->flags & GPULAT_REC_F_IRQ_TIME)
+		fprintf(f, ", irq %s", units_ns(a, sizeof(a), s->irq_ns));
+	if (s->flags & GPULAT_REC_F_SOFTIRQ_TIME)
+		fprintf(f, ", softirq %s",
+			units_ns(a, sizeof(a), s->softirq_ns));
+	if (s->flags & GPULAT_REC_F_PARTIAL)
+		fputs(" (history shorter than the wait)", f);
+	fputc('\n', f);
+}
+
+static void json_pid(struct json *j, const char *key, int32_t pid)
+{
+	if (pid < 0)
+		json_null(j, key);
+	else
+		json_u64(j, key, pid);
+}
+
+void trace_print_json(FILE *f, const struct gl_trace_rec *r,
+		      const struct gl_snapshot *names)
+{
+	const struct gpulat_rec_sample *s = &r->u.sample;
+	char b[GPULAT_NAME_LEN + 16];
+	struct json j;
+	const char *kn;
+	uint32_t i;
+
+	json_begin(&j, f);
+	json_object_begin(&j, NULL);
+	switch (r->type) {
+	case GPULAT_REC_SAMPLE:
+		json_str(&j, "type", "sample");
+		break;
+	case GPULAT_REC_EVENT:
+		json_str(&j, "type", "xid");
+		break;
+	case GPULAT_REC_LOST:
+		json_str(&j, "type", "lost");
+		break;
+	default:
+		json_str(&j, "type", "unknown");
+		json_u64(&j, "type_id", r->type);
+	}
+	json_u64(&j, "time_ns", r->time_ns);
+	json_u64(&j, "cpu", r->cpu);
+	if (r->type == GPULAT_REC_EVENT) {
+		json_u64(&j, "xid", r->u.event.event.code);
+		json_str(&j, "device", r->u.event.event.device);
+	} else if (r->type == GPULAT_REC_LOST) {
+		json_u64(&j, "lost", r->u.lost.lost);
+	} else if (r->type == GPULAT_REC_SAMPLE) {
+		json_str(&j, "family", gl_family_name(s->family) ?
+			 gl_family_name(s->family) : "unknown");
+		json_str(&j, "series", trace_series_name(b, sizeof(b),
+							 s->family,
+							 s->series));
+		json_u64(&j, "latency_ns", s->latency_ns);
+		if (has_key(s)) {
+			json_u64(&j, "key", s->key);
+			kn = trace_key_name(names, s->family, s->key);
+			if (kn)
+				json_str(&j, "key_name", kn);
+			else
+				json_null(&j, "key_name");
+		}
+		if (s->pid) {
+			json_pid(&j, "pid", s->pid);
+			json_pid(&j, "tgid", s->tgid);
+			json_str(&j, "comm", s->comm);
+		}
+		if (s->flags & GPULAT_REC_F_CULPRITS) {
+			json_array_begin(&j, "culprits");
+			for (i = 0; i < s->nr_culprits; i++) {
+				json_object_begin(&j, NULL);
+				json_pid(&j, "pid", s->culprits[i].pid);
+				json_pid(&j, "tgid", s->culprits[i].tgid);
+				if (s->culprits[i].tgid < 0)
+					json_null(&j, "comm");
+				else
+					json_str(&j, "comm",
+						 s->culprits[i].comm);
+				json_u64(&j, "ns", s->culprits[i].ns);
+				json_object_end(&j);
+			}
+			json_array_end(&j);
+			json_u64(&j, "other_ns", s->other_ns);
+		}
+		if (s->flags & GPULAT_REC_F_IRQ_TIME)
+			json_u64(&j, "irq_ns", s->irq_ns);
+		if (s->flags & GPULAT_REC_F_SOFTIRQ_TIME)
+			json_u64(&j, "softirq_ns", s->softirq_ns);
+		json_bool(&j, "partial", s->flags & GPULAT_REC_F_PARTIAL);
+	}
+	json_object_end(&j);
+	json_end(&j);
+}
+
+struct trace_out {
+	const struct gpulat_opts *o;
+	struct gl_snapshot *names;
+	int fd;
+	uint64_t samples, events;
+	time_t names_at;
+};
+
+/* trace_out_rec - print one record as it arrives */
+static void trace_out_rec(const struct gl_trace_rec *r, void *arg)
+{
+	struct trace_out *t = arg;
+	struct gl_snapshot *s;
+	time_t now = time(NULL);
+
+	if (r->type == GPULAT_REC_SAMPLE) {
+		t->samples++;
+		/* a key born after the last snapshot: fetch names again */
+		if (has_key(&r->u.sample) && now != t->names_at &&
+		    !trace_key_name(t->names, r->u.sample.family,
+				    r->u.sample.key) &&
+		    !gl_snapshot_take(t->fd, &s)) {
+			gl_snapshot_free(t->names);
+			t->names = s;
+			t->names_at = now;
+		}
+	} else if (r->type == GPULAT_REC_EVENT) {
+		t->events++;
+	}
+	if (t->o->json)
+		trace_print_json(stdout, r, t->names);
+	else
+		trace_print_text(stdout, r, t->names);
+	fflush(stdout);
+}
 
 int trace_run(const struct gpulat_opts *o)
 {
-	(void)o;
-	fprintf(stderr, "gpulat: trace is not built yet\n");
-	return GPULAT_EXIT_ERROR;
+	struct trace_out t = { .o = o };
+	char a[UNITS_LEN];
+	struct watch w;
+	uint32_t major, minor;
+	size_t f;
+	int fd, ret;
+
+	fd = gpulat_open_device(&major, &minor, stderr);
+	if (fd < 0)
+		return -fd;
+	if (minor < 2) {
+		fprintf(stderr,
+			"gpulat: the loaded module (ABI %u.%u) has no outlier trace; load one of ABI 1.2 or later\n",
+			major, minor);
+		close(fd);
+		return GPULAT_EXIT_INCOMPATIBLE;
+	}
+	t.fd = fd;
+	if (gl_snapshot_take(fd, &t.names))
+		t.names = NULL;	/* keys print as numbers */
+	t.names_at = time(NULL);
+	watch_stop_on_signal();
+	ret = watch_run(fd, o->has_duration ? o->duration_s : 0, 0, false,
+			o->thresholds, o->thresholds_set, &w, trace_out_rec,
+			&t, stderr);
+	if (!ret) {
+		if (!o->json) {
+			fprintf(stderr, "gpulat: %" PRIu64 " outliers, %" PRIu64
+				" events, %" PRIu64 " records lost; thresholds:",
+				t.samples, t.events, w.lost);
+			for (f = 1; f < GPULAT_FAM_MAX; f++)
+				fprintf(stderr, " %s=%s",
+					gl_family_name(f) ?
+					gl_family_name(f) : "?",
+					w.thresholds[f] ?
+					units_ns(a, sizeof(a),
+						 w.thresholds[f]) : "off");
+			fputc('\n', stderr);
+		}
+		watch_free(&w);
+	}
+	gl_snapshot_free(t.names);
+	close(fd);
+	return ret;
 }

@@ -41,6 +41,9 @@ struct watch {
  * @interval_s when @keep_intervals), with the thresholds of @o (those
  * given on the command line; the module's own for the rest), put back
  * when done.  @on_rec, when not NULL, sees every record as it arrives.
+ * @duration_s == 0 watches until a signal (watch_stop_on_signal()) and
+ * keeps no records (only hands them on).  A module without the trace
+ * (ABI < 1.2) is watched without records: trace_ok tells.
  * 0, or an exit code after a message on @err.
  */
 int watch_run(int fd, double duration_s, double interval_s,

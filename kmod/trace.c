@@ -1,0 +1,635 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The outlier trace: thresholds, per-CPU rings, read() and poll().
+ *
+ * Each CPU has a ring of fixed-size slots written only by that CPU with
+ * interrupts off.  head counts records written; a writer first raises
+ * claimed, fills the slot, then publishes head.  Readers never block a
+ * writer: each open file keeps its own position per CPU, and a reader
+ * that fell more than a ring behind counts what it missed and reports it
+ * in a GPULAT_REC_LOST record.  A slot copied while the writer came round
+ * to it again is detected through claimed and counted the same way.
+ *
+ * Rings and histories are allocated when the first reader appears and
+ * kept until unload, so a probe never sees them go away.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/irq_work.h>
+#include <linux/log2.h>
+#include <linux/moduleparam.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/poll.h>
+#include <linux/rcupdate.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+
+#include "trace.h"
+
+union gpulat_rec {
+	struct gpulat_rec_header hdr;
+	struct gpulat_rec_sample sample;
+	struct gpulat_rec_event event;
+	struct gpulat_rec_lost lost;
+};
+
+struct gpulat_ring {
+	u64 head;			/* records published */
+	u64 claimed;			/* records begun */
+	struct irq_work wake;		/* wakes readers outside the probe */
+	union gpulat_rec slot[];
+};
+
+/* What one open file has read of each CPU's ring. */
+struct gpulat_reader {
+	struct mutex lock;		/* concurrent reads of one file */
+	u64 *tail;			/* next record to read, per CPU */
+	u64 *lost;			/* missed, not yet reported, per CPU */
+	union gpulat_rec *staged;	/* next record per CPU, copied */
+	unsigned long *has_staged;	/* bitmap by CPU */
+};
+
+u64 gpulat_trace_gate[GPULAT_FAM_MAX] = {
+	[0 ... GPULAT_FAM_MAX - 1] = U64_MAX,
+};
+
+int gpulat_trace_readers;
+struct gpulat_trace_act __percpu *gpulat_trace_act;
+
+static struct gpulat_ring __percpu *trace_rings;
+static u32 trace_mask;			/* slots per ring - 1 */
+static DEFINE_MUTEX(trace_lock);	/* readers, thresholds, allocation */
+static DECLARE_WAIT_QUEUE_HEAD(trace_wq);
+static atomic64_t trace_lost_total;
+
+static unsigned int trace_ring = 64;
+module_param(trace_ring, uint, 0444);
+MODULE_PARM_DESC(trace_ring,
+		 "outlier trace records per CPU (power of two, 8..128)");
+
+/* Thresholds, ns by family; 0: that family is not traced. */
+static u64 trace_threshold[GPULAT_FAM_MAX] = {
+	[GPULAT_FAM_SCHED]	= 5 * NSEC_PER_MSEC,
+	[GPULAT_FAM_BLOCK]	= 50 * NSEC_PER_MSEC,
+	[GPULAT_FAM_NET]	= 5 * NSEC_PER_MSEC,
+	[GPULAT_FAM_IRQ]	= 1 * NSEC_PER_MSEC,
+	[GPULAT_FAM_SOFTIRQ]	= 5 * NSEC_PER_MSEC,
+	[GPULAT_FAM_NVIDIA]	= 1 * NSEC_PER_MSEC,
+	[GPULAT_FAM_MM]		= 10 * NSEC_PER_MSEC,
+};
+
+/* trace_gate_update - open the gates to the thresholds while read */
+static void trace_gate_update(void)
+{
+	unsigned int f;
+
+	lockdep_assert_held(&trace_lock);
+	for (f = 0; f < GPULAT_FAM_MAX; f++)
+		WRITE_ONCE(gpulat_trace_gate[f],
+			   gpulat_trace_readers && trace_threshold[f] ?
+			   trace_threshold[f] : U64_MAX);
+}
+
+long gpulat_trace_threshold(u32 family, bool set, u64 *ns)
+{
+	if (!family || family >= GPULAT_FAM_MAX)
+		return -ENOENT;
+	mutex_lock(&trace_lock);
+	if (set) {
+		trace_threshold[family] = *ns;
+		trace_gate_update();
+	}
+	*ns = trace_threshold[family];
+	mutex_unlock(&trace_lock);
+	return 0;
+}
+
+/* FAMILY_threshold_us: the same thresholds as the ioctl, in microseconds */
+static int trace_param_set(const char *val, const struct kernel_param *kp)
+{
+	u32 family = (unsigned long)kp->arg;
+	unsigned int us;
+	u64 ns;
+	int ret;
+
+	ret = kstrtouint(val, 0, &us);
+	if (ret)
+		return ret;
+	ns = (u64)us * NSEC_PER_USEC;
+	return gpulat_trace_threshold(family, true, &ns);
+}
+
+static int trace_param_get(char *buf, const struct kernel_param *kp)
+{
+	u32 family = (unsigned long)kp->arg;
+
+	return sysfs_emit(buf, "%llu\n",
+			  READ_ONCE(trace_threshold[family]) / NSEC_PER_USEC);
+}
+
+static const struct kernel_param_ops trace_param_ops = {
+	.set = trace_param_set,
+	.get = trace_param_get,
+};
+
+#define TRACE_PARAM(fam, id, dflt)					\
+	module_param_cb(fam##_threshold_us, &trace_param_ops,		\
+			(void *)(unsigned long)(id), 0644);		\
+	MODULE_PARM_DESC(fam##_threshold_us, "outlier trace threshold of "	\
+			 #fam " in us (0: off; default " dflt ")")
+
+TRACE_PARAM(sched, GPULAT_FAM_SCHED, "5000");
+TRACE_PARAM(block, GPULAT_FAM_BLOCK, "50000");
+TRACE_PARAM(net, GPULAT_FAM_NET, "5000");
+TRACE_PARAM(irq, GPULAT_FAM_IRQ, "1000");
+TRACE_PARAM(softirq, GPULAT_FAM_SOFTIRQ, "5000");
+TRACE_PARAM(nvidia, GPULAT_FAM_NVIDIA, "1000");
+TRACE_PARAM(mm, GPULAT_FAM_MM, "10000");
+
+/* --- Writing ----------------------------------------------------------- */
+
+static void trace_wake(struct irq_work *w)
+{
+	wake_up_interruptible(&trace_wq);
+}
+
+/*
+ * trace_put - append @rec to this CPU's ring
+ *
+ * Interrupts are off around the slot so that a probe in an interrupt
+ * cannot write the same slot; the wakeup goes through irq_work because a
+ * probe may hold a run-queue lock that wake_up() would take again.
+ */
+static void trace_put(union gpulat_rec *rec)
+{
+	struct gpulat_ring *r;
+	unsigned long flags;
+	u64 seq;
+
+	local_irq_save(flags);
+	r = this_cpu_ptr(trace_rings);
+	seq = r->head;
+	rec->hdr.cpu = smp_processor_id();
+	WRITE_ONCE(r->claimed, seq + 1);
+	smp_wmb();	/* claimed before the slot; pairs with trace_stage() */
+	memcpy(&r->slot[seq & trace_mask], rec, rec->hdr.size);
+	/* the slot before head; pairs with the readers' acquire */
+	smp_store_release(&r->head, seq + 1);
+	irq_work_queue(&r->wake);
+	local_irq_restore(flags);
+}
+
+/* trace_name - pid, tgid and comm of the task with global @pid, if alive */
+static void trace_name(s32 pid, s32 *tgid, char comm[GPULAT_COMM_LEN])
+{
+	struct task_struct *t;
+
+	rcu_read_lock();
+	t = pid_task(find_pid_ns(pid, &init_pid_ns), PIDTYPE_PID);
+	if (t) {
+		*tgid = t->tgid;
+		/* as trace events do: no lock, a concurrent rename may tear */
+		memcpy(comm, t->comm, GPULAT_COMM_LEN);
+		comm[GPULAT_COMM_LEN - 1] = '\0';
+	} else {
+		*tgid = -1;
+	}
+	rcu_read_unlock();
+}
+
+static u64 trace_overlap(u64 a0, u64 a1, u64 b0, u64 b1)
+{
+	u64 lo = max(a0, b0), hi = min(a1, b1);
+
+	return hi > lo ? hi - lo : 0;
+}
+
+/* trace_spans - handler time in [@start, @end]; false if history is short */
+static bool trace_spans(const struct gpulat_trace_span *s, u32 pos,
+			u64 start, u64 end, u64 *sum)
+{
+	u32 i;
+
+	*sum = 0;
+	for (i = 1; i <= GPULAT_TRACE_IRQS; i++) {
+		const struct gpulat_trace_span *e;
+
+		if (i > pos)
+			return true;		/* all of it since the reader */
+		e = &s[(pos - i) & (GPULAT_TRACE_IRQS - 1)];
+		if (e->end < start)
+			return true;
+		*sum += trace_overlap(e->end - e->ns, e->end, start, end);
+	}
+	return false;
+}
+
+/*
+ * trace_culprits - who had this CPU during [@start, @end]: the switch
+ * history newest first; each task's share summed, the top ones named
+ */
+static void trace_culprits(struct gpulat_rec_sample *s,
+			   struct gpulat_trace_act *a, u64 start, u64 end)
+{
+	struct { s32 pid; u64 ns; } who[GPULAT_TRACE_SWITCHES];
+	unsigned int n = 0, i, j, k;
+	u64 upto = end, ns;
+	bool complete = false;
+
+	for (i = 1; i <= GPULAT_TRACE_SWITCHES && i <= a->sw_pos; i++) {
+		const struct gpulat_trace_switch *e =
+			&a->sw[(a->sw_pos - i) & (GPULAT_TRACE_SWITCHES - 1)];
+
+		ns = trace_overlap(e->t, upto, start, end);
+		upto = e->t;
+		if (ns && e->pid) {
+			for (j = 0; j < n && who[j].pid != e->pid; j++)
+				;
+			if (j == n) {
+				who[n].pid = e->pid;
+				who[n++].ns = 0;
+			}
+			who[j].ns += ns;
+		}
+		if (e->t <= start) {
+			complete = true;
+			break;
+		}
+	}
+	if (!complete)
+		s->flags |= GPULAT_REC_F_PARTIAL;
+	/* the largest shares, named; the idle task and the rest: other_ns */
+	for (k = 0; k < GPULAT_NR_CULPRITS && k < n; k++) {
+		struct gpulat_culprit *c = &s->culprits[k];
+
+		for (i = k + 1, j = k; i < n; i++)
+			if (who[i].ns > who[j].ns)
+				j = i;
+		swap(who[k], who[j]);
+		c->pid = who[k].pid;
+		c->ns = who[k].ns;
+		trace_name(c->pid, &c->tgid, c->comm);
+	}
+	s->nr_culprits = k;
+	s->other_ns = end - start - (s->culprits[0].ns + s->culprits[1].ns +
+				     s->culprits[2].ns);
+	s->flags |= GPULAT_REC_F_CULPRITS;
+}
+
+/*
+ * gpulat_trace_sample - record an outlier; the slow path, taken only for
+ * samples over an open gate
+ */
+void gpulat_trace_sample(u32 family, u32 series, u64 key, u64 end_ns,
+			 u64 latency_ns, struct task_struct *task,
+			 unsigned int flags)
+{
+	union gpulat_rec rec = { };
+	struct gpulat_rec_sample *s = &rec.sample;
+	struct gpulat_trace_act *a;
+	unsigned long irqflags;
+	u64 start;
+
+	s->hdr.size = sizeof(*s);
+	s->hdr.type = GPULAT_REC_SAMPLE;
+	s->hdr.time_ns = end_ns;
+	s->family = family;
+	s->series = series;
+	s->latency_ns = latency_ns;
+	s->key = key;
+	if (task) {
+		s->pid = task->pid;
+		s->tgid = task->tgid;
+		memcpy(s->comm, task->comm, GPULAT_COMM_LEN);
+		s->comm[GPULAT_COMM_LEN - 1] = '\0';
+	}
+	if ((flags & GPULAT_OUT_CPU_WAIT) && latency_ns <= end_ns) {
+		start = end_ns - latency_ns;
+		local_irq_save(irqflags);
+		a = this_cpu_ptr(gpulat_trace_act);
+		/* the histories: kept by these families' probes */
+		if (READ_ONCE(gpulat_sched_family.attached))
+			trace_culprits(s, a, start, end_ns);
+		if (READ_ONCE(gpulat_irq_family.attached)) {
+			if (!trace_spans(a->irq, a->irq_pos, start, end_ns,
+					 &s->irq_ns))
+				s->flags |= GPULAT_REC_F_PARTIAL;
+			s->flags |= GPULAT_REC_F_IRQ_TIME;
+		}
+		if (READ_ONCE(gpulat_softirq_family.attached)) {
+			if (!trace_spans(a->sirq, a->sirq_pos, start, end_ns,
+					 &s->softirq_ns))
+				s->flags |= GPULAT_REC_F_PARTIAL;
+			s->flags |= GPULAT_REC_F_SOFTIRQ_TIME;
+		}
+		local_irq_restore(irqflags);
+	}
+	trace_put(&rec);
+}
+
+/* gpulat_trace_event - put a timeline event (an Xid) on the trace */
+void gpulat_trace_event(const struct gpulat_event *ev)
+{
+	union gpulat_rec rec = { };
+
+	if (!gpulat_trace_on())
+		return;
+	rec.event.hdr.size = sizeof(rec.event);
+	rec.event.hdr.type = GPULAT_REC_EVENT;
+	rec.event.hdr.time_ns = ev->time_ns;
+	rec.event.event = *ev;
+	trace_put(&rec);
+}
+
+/* --- Reading ----------------------------------------------------------- */
+
+/*
+ * trace_stage - copy @cpu's next record for @rd, if there is one; counts
+ * what the ring overwrote before this reader got to it
+ */
+static bool trace_stage(struct gpulat_reader *rd, int cpu)
+{
+	struct gpulat_ring *r = per_cpu_ptr(trace_rings, cpu);
+	union gpulat_rec *dst = &rd->staged[cpu];
+	u64 head, tail;
+
+	if (test_bit(cpu, rd->has_staged))
+		return true;
+	for (;;) {
+		tail = rd->tail[cpu];
+		/* head before the slot; pairs with trace_put() */
+		head = smp_load_acquire(&r->head);
+		if (head == tail)
+			return false;
+		if (head - tail > trace_mask + 1) {
+			rd->lost[cpu] += head - tail - (trace_mask + 1);
+			tail = head - (trace_mask + 1);
+		}
+		memcpy(dst, &r->slot[tail & trace_mask], sizeof(*dst));
+		smp_rmb();	/* the copy before claimed; pairs with trace_put */
+		rd->tail[cpu] = tail + 1;
+		if (READ_ONCE(r->claimed) <= tail + trace_mask + 1 &&
+		    dst->hdr.size >= sizeof(dst->hdr) &&
+		    dst->hdr.size <= sizeof(*dst))
+			break;
+		rd->lost[cpu]++;	/* overwritten while copied */
+	}
+	__set_bit(cpu, rd->has_staged);
+	return true;
+}
+
+/* trace_pending - whether a read would find something; changes nothing */
+static bool trace_pending(struct gpulat_reader *rd)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct gpulat_ring *r = per_cpu_ptr(trace_rings, cpu);
+
+		if (READ_ONCE(rd->lost[cpu]) || test_bit(cpu, rd->has_staged))
+			return true;
+		/* as in trace_stage(), which then copies the slot */
+		if (smp_load_acquire(&r->head) != READ_ONCE(rd->tail[cpu]))
+			return true;
+	}
+	return false;
+}
+
+/* trace_fill - copy what fits of the records ready for @rd, oldest first */
+static ssize_t trace_fill(struct gpulat_reader *rd, char __user *buf,
+			  size_t len)
+{
+	struct gpulat_rec_lost lost = { };
+	size_t done = 0;
+	int cpu, best;
+
+	for (;;) {
+		/* losses first: they happened before what is staged */
+		for_each_possible_cpu(cpu) {
+			if (!rd->lost[cpu])
+				continue;
+			if (done + sizeof(lost) > len)
+				return done ? done : -EINVAL;
+			lost.hdr.size = sizeof(lost);
+			lost.hdr.type = GPULAT_REC_LOST;
+			lost.hdr.cpu = cpu;
+			lost.hdr.time_ns = ktime_get_mono_fast_ns();
+			lost.lost = rd->lost[cpu];
+			if (copy_to_user(buf + done, &lost, sizeof(lost)))
+				return done ? done : -EFAULT;
+			atomic64_add(rd->lost[cpu], &trace_lost_total);
+			rd->lost[cpu] = 0;
+			done += sizeof(lost);
+		}
+		best = -1;
+		for_each_possible_cpu(cpu)
+			if (trace_stage(rd, cpu) &&
+			    (best < 0 || rd->staged[cpu].hdr.time_ns <
+					 rd->staged[best].hdr.time_ns))
+				best = cpu;
+		if (best < 0)
+			return done;
+		if (done + rd->staged[best].hdr.size > len)
+			return done ? done : -EINVAL;
+		if (copy_to_user(buf + done, &rd->staged[best],
+				 rd->staged[best].hdr.size))
+			return done ? done : -EFAULT;
+		done += rd->staged[best].hdr.size;
+		__clear_bit(best, rd->has_staged);
+	}
+}
+
+static void trace_reader_free(struct gpulat_reader *rd)
+{
+	if (!rd)
+		return;
+	kvfree(rd->tail);
+	kvfree(rd->lost);
+	kvfree(rd->staged);
+	bitmap_free(rd->has_staged);
+	kfree(rd);
+}
+
+static int trace_alloc(void)
+{
+	struct gpulat_ring __percpu *rings;
+	struct gpulat_trace_act __percpu *act;
+	int cpu;
+
+	if (trace_rings)
+		return 0;
+	act = alloc_percpu(struct gpulat_trace_act);
+	rings = __alloc_percpu(struct_size((struct gpulat_ring *)NULL, slot,
+					   trace_mask + 1),
+			       __alignof__(struct gpulat_ring));
+	if (!act || !rings) {
+		free_percpu(act);
+		free_percpu(rings);
+		return -ENOMEM;
+	}
+	for_each_possible_cpu(cpu)
+		init_irq_work(&per_cpu_ptr(rings, cpu)->wake, trace_wake);
+	gpulat_trace_act = act;
+	trace_rings = rings;
+	return 0;
+}
+
+/* trace_reader - @file's reader state, made on its first read or poll */
+static struct gpulat_reader *trace_reader(struct file *file)
+{
+	struct gpulat_reader *rd = READ_ONCE(file->private_data);
+	int cpu, ret;
+
+	if (rd)
+		return rd;
+	mutex_lock(&trace_lock);
+	rd = file->private_data;
+	if (rd)
+		goto out;
+	ret = trace_alloc();
+	if (ret) {
+		rd = ERR_PTR(ret);
+		goto out;
+	}
+	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	if (!rd) {
+		rd = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	mutex_init(&rd->lock);
+	rd->tail = kvcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+	rd->lost = kvcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+	rd->staged = kvcalloc(nr_cpu_ids, sizeof(*rd->staged), GFP_KERNEL);
+	rd->has_staged = bitmap_zalloc(nr_cpu_ids, GFP_KERNEL);
+	if (!rd->tail || !rd->lost || !rd->staged || !rd->has_staged) {
+		trace_reader_free(rd);
+		rd = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	/* a new reader starts now */
+	for_each_possible_cpu(cpu) {
+		struct gpulat_ring *r = per_cpu_ptr(trace_rings, cpu);
+
+		/* pairs with trace_put() */
+		rd->tail[cpu] = smp_load_acquire(&r->head);
+	}
+	/* the histories and rings exist before any probe is let in */
+	smp_store_release(&gpulat_trace_readers, gpulat_trace_readers + 1);
+	trace_gate_update();
+	/* rd complete before another thread of this file sees it */
+	smp_store_release(&file->private_data, rd);
+out:
+	mutex_unlock(&trace_lock);
+	return rd;
+}
+
+ssize_t gpulat_trace_read(struct file *file, char __user *buf, size_t len)
+{
+	struct gpulat_reader *rd = trace_reader(file);
+	ssize_t ret;
+
+	if (IS_ERR(rd))
+		return PTR_ERR(rd);
+	for (;;) {
+		if (mutex_lock_interruptible(&rd->lock))
+			return -ERESTARTSYS;
+		ret = trace_fill(rd, buf, len);
+		mutex_unlock(&rd->lock);
+		if (ret)
+			return ret;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		if (wait_event_interruptible(trace_wq, trace_pending(rd)))
+			return -ERESTARTSYS;
+	}
+}
+
+__poll_t gpulat_trace_poll(struct file *file, struct poll_table_struct *pt)
+{
+	struct gpulat_reader *rd = trace_reader(file);
+
+	if (IS_ERR(rd))
+		return EPOLLERR;
+	poll_wait(file, &trace_wq, pt);
+	return trace_pending(rd) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+void gpulat_trace_release(struct file *file)
+{
+	struct gpulat_reader *rd = file->private_data;
+	int cpu;
+
+	if (!rd)
+		return;
+	mutex_lock(&trace_lock);
+	for_each_possible_cpu(cpu)
+		atomic64_add(rd->lost[cpu], &trace_lost_total);
+	gpulat_trace_readers--;
+	trace_gate_update();
+	mutex_unlock(&trace_lock);
+	trace_reader_free(rd);
+}
+
+/* --- debugfs: thresholds and ring state ------------------------------- */
+
+static int trace_show(struct seq_file *m, void *unused)
+{
+	u64 written = 0;
+	unsigned int f;
+	int cpu;
+
+	mutex_lock(&trace_lock);
+	seq_puts(m, "outlier thresholds (0: off)\n");
+	for (f = 1; f < GPULAT_FAM_MAX; f++) {
+		struct gpulat_family *fam = gpulat_family_by_id(f);
+
+		seq_printf(m, "  %-8s %llu ns\n", fam ? fam->name : "?",
+			   trace_threshold[f]);
+	}
+	if (trace_rings)
+		for_each_possible_cpu(cpu)
+			written += READ_ONCE(per_cpu_ptr(trace_rings,
+							 cpu)->head);
+	seq_printf(m, "readers %d\nrecords per CPU ring %u\n",
+		   gpulat_trace_readers, trace_mask + 1);
+	seq_printf(m, "records written %llu\nrecords lost by readers %lld\n",
+		   written, atomic64_read(&trace_lost_total));
+	seq_printf(m, "memory once read: %zu bytes per CPU\n",
+		   trace_rings ? sizeof(struct gpulat_trace_act) +
+		   struct_size((struct gpulat_ring *)NULL, slot,
+			       trace_mask + 1) : 0);
+	mutex_unlock(&trace_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(trace);
+
+void gpulat_trace_debugfs(struct dentry *dir)
+{
+	debugfs_create_file("trace", 0400, dir, NULL, &trace_fops);
+}
+
+int gpulat_trace_init(void)
+{
+	trace_ring = roundup_pow_of_two(clamp(trace_ring, 8U, 128U));
+	trace_mask = trace_ring - 1;
+	return 0;
+}
+
+void gpulat_trace_exit(void)
+{
+	int cpu;
+
+	if (!trace_rings)
+		return;
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu_ptr(trace_rings, cpu)->wake);
+	free_percpu(trace_rings);
+	free_percpu(gpulat_trace_act);
+}

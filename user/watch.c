@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Watching the module for a while: snapshots and the outlier trace.
+ *
+ * One file descriptor does both: ioctls for snapshots and thresholds,
+ * poll() and read() for the trace (the first poll() makes it a reader,
+ * which sees records from then on).  Records are handed on as soon as
+ * poll() says they are there.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpulat.h"
+#include "watch.h"
+
+/* Longest sleep in poll(): how late a Ctrl-C or a deadline may be seen. */
+#define WATCH_TICK_MS	200
+
+static volatile sig_atomic_t watch_stop;
+
+static void watch_on_signal(int sig)
+{
+	(void)sig;
+	watch_stop = 1;
+}
+
+/* watch_stop_on_signal - SIGINT and SIGTERM end the watch, not the tool */
+void watch_stop_on_signal(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = watch_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+bool watch_stopped(void)
+{
+	return watch_stop;
+}
+
+static double watch_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int watch_snapshot(int fd, struct gl_snapshot **out, FILE *err)
+{
+	char msg[256];
+	int ret;
+
+	ret = gl_snapshot_take_err(fd, out, msg, sizeof(msg));
+	if (ret)
+		fprintf(err, "gpulat: snapshot failed: %s\n", msg);
+	return ret ? GPULAT_EXIT_ERROR : 0;
+}
+
+static int watch_keep_interval(struct watch *w, struct gl_snapshot *s)
+{
+	struct gl_snapshot **n;
+
+	n = realloc(w->intervals, (w->nr_intervals + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	w->intervals = n;
+	w->intervals[w->nr_intervals++] = s;
+	return 0;
+}
+
+/* watch_rec - file one record: count, keep, hand on */
+static void watch_rec(struct watch *w, const struct gl_trace_rec *r,
+		      bool keep, void (*on_rec)(const struct gl_trace_rec *,
+						void *), void *arg)
+{
+	struct gl_trace_rec *n;
+	size_t cap;
+
+	if (r->type == GPULAT_REC_LOST)
+		w->lost += r->u.lost.lost;
+	if (on_rec)
+		on_rec(r, arg);
+	if (!keep)
+		return;
+	if (w->nr_recs >= WATCH_MAX_RECS) {
+		w->dropped++;
+		return;
+	}
+	/* grow by doubling: nr_recs is a power of two when full */
+	if (!(w->nr_recs & (w->nr_recs - 1))) {
+		cap = w->nr_recs ? w->nr_recs * 2 : 64;
+		n = realloc(w->recs, cap * sizeof(*n));
+		if (!n) {
+			w->dropped++;
+			return;
+		}
+		w->recs = n;
+	}
+	w->recs[w->nr_recs++] = *r;
+}
+
+/*
+ * watch_drain - read what the trace holds now; -errno on a read error
+ * other than "nothing there"
+ */
+static int watch_drain(int fd, struct watch *w, bool keep,
+		       void (*on_rec)(const struct gl_trace_rec *, void *),
+		       void *arg, FILE *err)
+{
+	static unsigned char buf[GL_TRACE_BUF];
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct gl_trace_rec r;
+	size_t off;
+	ssize_t n;
+	int ret;
+
+	while (poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
+		n = gl_trace_read(fd, buf, sizeof(buf));
+		if (n == -EAGAIN || n == -EINTR)
+			return 0;
+		if (n < 0) {
+			fprintf(err, "gpulat: reading the trace: %s\n",
+				strerror(-n));
+			return n;
+		}
+		for (off = 0; (ret = gl_trace_parse(buf, n, &off, &r)) > 0;)
+			watch_rec(w, &r, keep, on_rec, arg);
+		if (ret < 0) {
+			fprintf(err, "gpulat: malformed trace record at byte %zu\n",
+				off);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* watch_thresholds - apply @given, remember the module's in @old */
+static int watch_thresholds(int fd, struct watch *w, const uint64_t *given,
+			    uint64_t set, uint64_t *old, FILE *err)
+{
+	uint32_t f;
+	int ret;
+
+	for (f = 1; f < GPULAT_FAM_MAX; f++) {
+		ret = gl_threshold(fd, f, false, &old[f]);
+		if (ret == -ENOTTY)
+			return 0;	/* a module without the trace */
+		if (ret) {
+			fprintf(err, "gpulat: threshold of %s: %s\n",
+				gl_family_name(f), strerror(-ret));
+			return GPULAT_EXIT_ERROR;
+		}
+		w->thresholds[f] = old[f];
+	}
+	w->trace_ok = true;
+	for (f = 1; f < GPULAT_FAM_MAX; f++) {
+		if (!(set & (1ULL << f)))
+			continue;
+		w->thresholds[f] = given[f];
+		ret = gl_threshold(fd, f, true, &w->thresholds[f]);
+		if (ret) {
+			fprintf(err, "gpulat: setting the threshold of %s: %s\n",
+				gl_family_name(f), strerror(-ret));
+			return GPULAT_EXIT_ERROR;
+		}
+	}
+	return 0;
+}
+
+static void watch_restore(int fd, const struct watch *w, uint64_t set,
+			  uint64_t *old)
+{
+	uint32_t f;
+
+	if (!w->trace_ok)
+		return;
+	for (f = 1; f < GPULAT_FAM_MAX; f++)
+		if (set & (1ULL << f))
+			gl_threshold(fd, f, true, &old[f]);
+}
+
+int watch_run(int fd, double duration_s, double interval_s,
+	      bool keep_intervals, const uint64_t *thresholds,
+	      uint64_t thresholds_set, struct watch *w,
+	      void (*on_rec)(const struct gl_trace_rec *rec, void *arg),
+	      void *arg, FILE *err)
+{
+	uint64_t old[GPULAT_FAM_MAX] = { 0 };
+	bool keep = duration_s > 0;
+	double t0, now, end, next;
+	struct gl_snapshot *s;
+	struct pollfd p;
+	int ret, ms;
+
+	memset(w, 0, sizeof(*w));
+	ret = watch_thresholds(fd, w, thresholds, thresholds_set, old, err);
+	if (ret)
+		goto out;
+	ret = watch_snapshot(fd, &w->start, err);
+	if (ret)
+		goto out;
+	t0 = watch_now();
+	end = duration_s > 0 ? t0 + duration_s : 0;
+	next = keep_intervals && interval_s > 0 ? t0 + interval_s : 0;
+	/* the first poll makes this file a reader: records from now on */
+	if (w->trace_ok)
+		watch_drain(fd, w, keep, on_rec, arg, err);
+	while (!watch_stop) {
+		now = watch_now();
+		if (end && now >= end)
+			break;
+		if (next && now >= next) {
+			ret = watch_snapshot(fd, &s, err);
+			if (ret)
+				goto out;
+			if (watch_keep_interval(w, s)) {
+				gl_snapshot_free(s);
+				fprintf(err, "gpulat: out of memory\n");
+				ret = GPULAT_EXIT_ERROR;
+				goto out;
+			}
+			next += interval_s;
+			continue;
+		}
+		ms = WATCH_TICK_MS;
+		if (end && (end - now) * 1000 < ms)
+			ms = (end - now) * 1000 + 1;
+		if (next && (next - now) * 1000 < ms)
+			ms = (next - now) * 1000 + 1;
+		p.fd = fd;
+		p.events = w->trace_ok ? POLLIN : 0;
+		p.revents = 0;
+		if (poll(&p, 1, ms) > 0 && (p.revents & POLLIN) &&
+		    watch_drain(fd, w, keep, on_rec, arg, err)) {
+			ret = GPULAT_EXIT_ERROR;
+			goto out;
+		}
+	}
+	w->interrupted = watch_stop;
+	ret = watch_snapshot(fd, &w->end, err);
+	if (ret)
+		goto out;
+	w->duration_s = watch_now() - t0;
+	if (w->trace_ok)
+		watch_drain(fd, w, keep, on_rec, arg, err);
+	if (gl_snapshot_diff(w->start, w->end, &w->window)) {
+		fprintf(err, "gpulat: cannot compare the snapshots\n");
+		ret = GPULAT_EXIT_ERROR;
+	}
+out:
+	watch_restore(fd, w, thresholds_set, old);
+	if (ret)
+		watch_free(w);
+	return ret;
+}
+
+void watch_free(struct watch *w)
+{
+	size_t i;
+
+	gl_snapshot_free(w->start);
+	gl_snapshot_free(w->end);
+	gl_snapshot_free(w->window);
+	for (i = 0; i < w->nr_intervals; i++)
+		gl_snapshot_free(w->intervals[i]);
+	free(w->intervals);
+	free(w->recs);
+	memset(w, 0, sizeof(*w));
+}
