@@ -3,6 +3,9 @@
 #ifndef _GPULAT_DIAGNOSE_H
 #define _GPULAT_DIAGNOSE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "watch.h"
@@ -17,5 +20,98 @@ int diag_analyze(const struct watch *w, struct diag_result **out);
 void diag_print_text(FILE *f, const struct diag_result *r);
 void diag_print_json(FILE *f, const struct diag_result *r);
 void diag_free(struct diag_result *r);
+
+/* The layers a verdict ranks. */
+enum diag_layer {
+	DIAG_DRIVER,		/* nvidia family, nvidia IRQ handlers, Xids */
+	DIAG_NETWORK,		/* net family, NET_RX/NET_TX softirqs */
+	DIAG_STORAGE,		/* block family */
+	DIAG_SCHED,		/* sched family, other IRQs and softirqs */
+	DIAG_MEMORY,		/* mm family */
+	DIAG_NR_LAYERS,
+};
+
+/*
+ * CPU time of the threads of this host while a watch ran, from /proc:
+ * the evidence of who held the CPUs when the outlier trace cannot say.
+ */
+struct diag_task {
+	int32_t pid;		/* thread id */
+	int32_t tgid;		/* its process */
+	uint32_t cpu;		/* CPU it last ran on */
+	uint64_t cpu_ns;	/* CPU time (user + system) */
+	char comm[GPULAT_COMM_LEN];
+};
+
+struct diag_tasks {
+	struct diag_task *v;
+	size_t n;
+};
+
+/* diag_tasks_read - CPU time so far of every thread in /proc; 0 or -errno */
+int diag_tasks_read(struct diag_tasks *t);
+/*
+ * diag_tasks_delta - CPU time each thread of @after used since @before
+ * (a thread absent from @before counts from zero); 0 or -ENOMEM
+ */
+int diag_tasks_delta(const struct diag_tasks *before,
+		     const struct diag_tasks *after, struct diag_tasks *out);
+void diag_tasks_free(struct diag_tasks *t);
+
+/*
+ * diag_analyze_tasks - diag_analyze() that also names the processes that
+ * used the CPUs of the slow waits, from @used (a diag_tasks_delta() over
+ * the watch; NULL: none).  0 or -ENOMEM.
+ */
+int diag_analyze_tasks(const struct watch *w, const struct diag_tasks *used,
+		       struct diag_result **out);
+
+/* A process named as a cause. */
+struct diag_culprit {
+	int32_t pid;		/* thread (trace) or process (CPU time) */
+	int32_t tgid;		/* its process; -1: unknown (it had exited) */
+	char comm[GPULAT_COMM_LEN];
+	/*
+	 * from_trace: time it held the CPU inside the outlier waits, and
+	 * share = that / all outlier wait time.  Else: CPU time it used
+	 * during the watch, and share = that / the watch (1.0 = one CPU).
+	 */
+	uint64_t ns;
+	double share;
+	uint64_t cpus;		/* bit per CPU (0-63) it was seen on */
+	bool from_trace;
+	bool miner;		/* its name is that of a known cryptominer */
+};
+
+/* One layer's verdict. */
+struct diag_layer_info {
+	bool measured;		/* its families attached during the watch */
+	bool abnormal;
+	unsigned int rank;	/* 1 = most likely cause */
+	double score;		/* weighted ns of waits beyond normal per s */
+	uint64_t samples;	/* in the window */
+	uint64_t over;		/* samples above their normal bound */
+	size_t xids;		/* Xid events during the watch */
+	size_t nr_culprits;
+	size_t nr_advice;
+};
+
+/* diag_layer_name - "driver", "network", "storage", "scheduler", "memory" */
+const char *diag_layer_name(enum diag_layer l);
+/* diag_abnormal - whether any layer is abnormal */
+bool diag_abnormal(const struct diag_result *r);
+/* diag_ranked - layer at @rank (1 = most likely); DIAG_NR_LAYERS past end */
+enum diag_layer diag_ranked(const struct diag_result *r, unsigned int rank);
+void diag_layer_get(const struct diag_result *r, enum diag_layer l,
+		    struct diag_layer_info *out);
+/* diag_culprit - culprit @i of layer @l, most time first; NULL past end */
+const struct diag_culprit *diag_culprit(const struct diag_result *r,
+					enum diag_layer l, size_t i);
+/* diag_advice - next step @i of layer @l; NULL past end */
+const char *diag_advice(const struct diag_result *r, enum diag_layer l,
+			size_t i);
+
+/* The bar of an abnormal layer: waits beyond normal, ns per s watched. */
+#define DIAG_BAR_NS_PER_S	5000000.0
 
 #endif /* _GPULAT_DIAGNOSE_H */

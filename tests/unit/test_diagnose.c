@@ -1,0 +1,713 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpulat diagnose: the verdict over synthetic watches.  Each case builds
+ * the totals at the start of a watch (the baseline) and at its end (the
+ * start plus what happened while watching) as snapshot blobs, 10 s apart,
+ * and asserts the ranking, the scores and the evidence.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "blob.h"
+#include "diagnose.h"
+#include "gpulat.h"
+
+#define NCPUS		4
+#define T0_NS		100000000000ULL		/* start: 100 s */
+#define WATCH_NS	10000000000ULL		/* 10 s */
+#define MS		1000000ULL
+#define US		1000ULL
+#define XID_DEV		"0000:3b:00.0"
+
+/* The series every case has, in this order. */
+enum {
+	S_WAKE,				/* + cpu */
+	S_PREEMPT = S_WAKE + NCPUS,	/* + cpu */
+	S_BLK_QUEUE = S_PREEMPT + NCPUS,
+	S_BLK_READ,
+	S_NET_TX,
+	S_IRQ_ETH,
+	S_SOFT_NETRX_WAIT,
+	S_SOFT_TIMER_WAIT,
+	S_NV_HARD,
+	S_NV_WAKE,
+	S_MM_RECLAIM,
+	S_NR,
+};
+
+#define NV_KEY		(45ULL | 0x1234ULL << 32)
+
+/* layout - the series and probes of every case, all families attached */
+static void layout(struct blob *b, uint64_t time_ns, bool net_on)
+{
+	static const char *const fams[] = {
+		NULL, "sched", "block", "net", "irq", "softirq", "nvidia", "mm",
+	};
+	uint32_t cpu, f;
+
+	blob_init(b);
+	b->hdr.nr_cpu_ids = NCPUS;
+	b->hdr.time_ns = time_ns;
+	strcpy(b->hdr.kernel_release, "6.1.0-test");
+	for (cpu = 0; cpu < NCPUS; cpu++)
+		blob_add_series(b, GPULAT_FAM_SCHED, GPULAT_SCHED_WAKEUP, cpu,
+				0, "sched.wakeup", "");
+	for (cpu = 0; cpu < NCPUS; cpu++)
+		blob_add_series(b, GPULAT_FAM_SCHED, GPULAT_SCHED_PREEMPT, cpu,
+				0, "sched.preempt", "");
+	blob_add_series(b, GPULAT_FAM_BLOCK,
+			GPULAT_BLOCK_SERIES(GPULAT_BLOCK_READ,
+					    GPULAT_BLOCK_QUEUE),
+			GPULAT_CPU_NONE, BLOB_SDA, "block.read.queue", "sda");
+	blob_add_series(b, GPULAT_FAM_BLOCK,
+			GPULAT_BLOCK_SERIES(GPULAT_BLOCK_READ,
+					    GPULAT_BLOCK_DEVICE),
+			GPULAT_CPU_NONE, BLOB_SDA, "block.read.device", "sda");
+	blob_add_series(b, GPULAT_FAM_NET, GPULAT_NET_TX, GPULAT_CPU_NONE, 2,
+			"net.tx", "eth0");
+	blob_add_series(b, GPULAT_FAM_IRQ, GPULAT_IRQ_HANDLER, GPULAT_CPU_NONE,
+			BLOB_IRQ_ETH0, "irq.handler", "eth0");
+	blob_add_series(b, GPULAT_FAM_SOFTIRQ,
+			GPULAT_SOFTIRQ_SERIES(3, GPULAT_SOFTIRQ_WAIT), 0, 3,
+			"softirq.wait", "NET_RX");
+	blob_add_series(b, GPULAT_FAM_SOFTIRQ,
+			GPULAT_SOFTIRQ_SERIES(1, GPULAT_SOFTIRQ_WAIT), 0, 1,
+			"softirq.wait", "TIMER");
+	blob_add_series(b, GPULAT_FAM_NVIDIA, GPULAT_NV_HARDIRQ,
+			GPULAT_CPU_NONE, NV_KEY, "nvidia.hardirq", "nvidia/45");
+	blob_add_series(b, GPULAT_FAM_NVIDIA, GPULAT_NV_THREAD_WAKE,
+			GPULAT_CPU_NONE, NV_KEY, "nvidia.thread.wake",
+			"nvidia/45");
+	blob_add_series(b, GPULAT_FAM_MM, GPULAT_MM_DIRECT_RECLAIM, 0, 0,
+			"mm.direct_reclaim", "");
+	for (f = 1; f < GPULAT_FAM_MAX; f++)
+		blob_add_probe(b, f, f == GPULAT_FAM_NET && !net_on ?
+			       GPULAT_PROBE_DISABLED : GPULAT_PROBE_ATTACHED,
+			       0, fams[f], "some_tracepoint", 1);
+}
+
+/* healthy - @scale times the samples of a healthy host's 10 s */
+static void healthy(struct blob *b, uint64_t scale, bool net)
+{
+	uint32_t cpu;
+
+	for (cpu = 0; cpu < NCPUS; cpu++) {
+		blob_record(b, S_WAKE + cpu, 20 * US, 1000 * scale);
+		blob_record(b, S_WAKE + cpu, 200 * US, 10 * scale);
+		blob_record(b, S_PREEMPT + cpu, 1 * MS, 10 * scale);
+	}
+	blob_record(b, S_BLK_READ, 200 * US, 100 * scale);
+	if (net)
+		blob_record(b, S_NET_TX, 10 * US, 100 * scale);
+	blob_record(b, S_IRQ_ETH, 5 * US, 100 * scale);
+	blob_record(b, S_SOFT_NETRX_WAIT, 10 * US, 100 * scale);
+	blob_record(b, S_SOFT_TIMER_WAIT, 10 * US, 100 * scale);
+	blob_record(b, S_NV_HARD, 10 * US, 100 * scale);
+	blob_record(b, S_NV_WAKE, 30 * US, 100 * scale);
+}
+
+FIXTURE(diag) {
+	struct blob start, end;
+	struct watch w;
+	struct diag_result *r;
+	char *text, *json;
+};
+
+FIXTURE_SETUP(diag)
+{
+	memset(&self->w, 0, sizeof(self->w));
+	self->r = NULL;
+	self->text = NULL;
+	self->json = NULL;
+	/* the totals at the start: 90 s of a healthy host */
+	layout(&self->start, T0_NS, true);
+	healthy(&self->start, 9, true);
+	/* the end: the same plus a healthy 10 s; each case adds its own */
+	layout(&self->end, T0_NS + WATCH_NS, true);
+	healthy(&self->end, 10, true);
+}
+
+FIXTURE_TEARDOWN(diag)
+{
+	diag_free(self->r);
+	gl_snapshot_free(self->w.start);
+	gl_snapshot_free(self->w.end);
+	gl_snapshot_free(self->w.window);
+	blob_release(&self->start);
+	blob_release(&self->end);
+	free(self->text);
+	free(self->json);
+}
+
+/* render - a printer's output into a malloc'd string */
+static char *render(const struct diag_result *r, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	if (json)
+		diag_print_json(f, r);
+	else
+		diag_print_text(f, r);
+	fclose(f);
+	return buf;
+}
+
+/* longest_line - columns of the longest line of @text */
+static size_t longest_line(const char *text)
+{
+	size_t max = 0, n;
+	const char *nl;
+
+	while (*text) {
+		nl = strchr(text, '\n');
+		n = nl ? (size_t)(nl - text) : strlen(text);
+		if (n > max)
+			max = n;
+		text += n + (nl ? 1 : 0);
+	}
+	return max;
+}
+
+/*
+ * check_json - parse @text with Python's json module and check its shape:
+ * one object, five layers ranked 1-5, each with its fields
+ */
+static int check_json(const char *text)
+{
+	static const char script[] =
+		"import json, sys\n"
+		"lines = open(sys.argv[1]).read().splitlines()\n"
+		"assert len(lines) == 1, 'one line'\n"
+		"d = json.loads(lines[0])\n"
+		"for k in ('duration_s', 'kernel', 'trace', 'trace_lost',\n"
+		"          'abnormal', 'verdict', 'layers', 'bar_ms_per_s'):\n"
+		"    assert k in d, k\n"
+		"L = d['layers']\n"
+		"assert len(L) == 5\n"
+		"assert [l['rank'] for l in L] == [1, 2, 3, 4, 5]\n"
+		"assert sorted(l['layer'] for l in L) == sorted(['driver',\n"
+		"    'network', 'storage', 'scheduler', 'memory'])\n"
+		"assert (d['verdict'] is None) == (not d['abnormal'])\n"
+		"if d['abnormal']:\n"
+		"    assert d['verdict'] == L[0]['layer'] and L[0]['abnormal']\n"
+		"for l in L:\n"
+		"    for k in ('measured', 'abnormal', 'score_ms_per_s',\n"
+		"              'samples', 'over', 'evidence', 'culprits',\n"
+		"              'affected', 'xids', 'notes', 'advice'):\n"
+		"        assert k in l, k\n"
+		"    for e in l['evidence']:\n"
+		"        assert e['p50_ns'] <= e['p99_ns'] <= e['p999_ns']\n"
+		"        assert e['p999_ns'] <= e['max_ns']\n"
+		"        assert e['normal_from'] in ('expected', 'baseline',\n"
+		"                                    'floor')\n"
+		"    for c in l['culprits']:\n"
+		"        assert c['source'] in ('trace', 'cpu-time')\n"
+		"        assert isinstance(c['miner'], bool)\n";
+	char path[] = "/tmp/gpulat-diag-XXXXXX", cmd[768], *py;
+	int fd, ret;
+
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	close(fd);
+	py = getenv("GPULAT_PYTHON");
+	snprintf(cmd, sizeof(cmd), "%s -c \"$GPULAT_DIAG_CHECK\" %s",
+		 py ? py : "python3", path);
+	setenv("GPULAT_DIAG_CHECK", script, 1);
+	ret = system(cmd);
+	unlink(path);
+	return WIFEXITED(ret) ? WEXITSTATUS(ret) : 128;
+}
+
+/*
+ * run - parse both blobs, difference them, analyze (with @used when not
+ * NULL), render both views and check them
+ */
+static int run(FIXTURE_DATA(diag) *self,
+	       struct __test_metadata *_metadata,
+	       const struct diag_tasks *used)
+{
+	int ret;
+
+	self->w.start = blob_parse(&self->start);
+	self->w.end = blob_parse(&self->end);
+	if (!self->w.start || !self->w.end)
+		return -1;
+	ret = gl_snapshot_diff(self->w.start, self->w.end, &self->w.window);
+	if (ret)
+		return ret;
+	self->w.duration_s = WATCH_NS / 1e9;
+	ret = diag_analyze_tasks(&self->w, used, &self->r);
+	if (ret)
+		return ret;
+	self->text = render(self->r, false);
+	self->json = render(self->r, true);
+	if (!self->text || !self->json)
+		return -1;
+	TH_LOG("\n%s", self->text);
+	EXPECT_LT(longest_line(self->text), 80);
+	EXPECT_EQ(0, check_json(self->json));
+	return 0;
+}
+
+/* score_ms - score of layer @l, ms per s */
+static double score_ms(const struct diag_result *r, enum diag_layer l)
+{
+	struct diag_layer_info li;
+
+	diag_layer_get(r, l, &li);
+	return li.score / 1e6;
+}
+
+static bool abnormal(const struct diag_result *r, enum diag_layer l)
+{
+	struct diag_layer_info li;
+
+	diag_layer_get(r, l, &li);
+	return li.abnormal;
+}
+
+/* advice_has - whether a next step of @l contains @s */
+static bool advice_has(const struct diag_result *r, enum diag_layer l,
+		       const char *s)
+{
+	const char *a;
+	size_t i;
+
+	for (i = 0; (a = diag_advice(r, l, i)); i++)
+		if (strstr(a, s))
+			return true;
+	return false;
+}
+
+/*
+ * A healthy host: 40 of 40,040 wakeups at 200 us exceed the floor of the
+ * normal bound (100 us: the baseline's p99 is 20 us, and the bound is
+ * never below a tenth of the expected 1 ms) by 100 us each: 4 ms in 10 s,
+ * 0.4 ms/s, far below the bar of 5 ms/s.  Nothing abnormal.
+ */
+TEST_F(diag, quiet_host_nothing_abnormal)
+{
+	enum diag_layer l;
+
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_FALSE(diag_abnormal(self->r));
+	for (l = 0; l < DIAG_NR_LAYERS; l++) {
+		struct diag_layer_info li;
+
+		diag_layer_get(self->r, l, &li);
+		EXPECT_TRUE(li.measured);
+		EXPECT_FALSE(li.abnormal);
+	}
+	/* within a bucket width (12.5%) below the true 0.4 ms/s */
+	EXPECT_LE(0.35, score_ms(self->r, DIAG_SCHED));
+	EXPECT_GE(0.40, score_ms(self->r, DIAG_SCHED));
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
+	EXPECT_NE(NULL, strstr(self->text, "Verdict: nothing abnormal."));
+	EXPECT_NE(NULL, strstr(self->json, "\"abnormal\":false,\"verdict\":null"));
+	/* no advice for a normal layer */
+	EXPECT_EQ(NULL, strstr(self->text, "next:"));
+}
+
+/*
+ * Two CPU hogs on CPU 1: 200 wakeups of 20 ms and 300 preemptions of
+ * 10 ms there.  The wakeups' bound is the floor, 100 us (the baseline's
+ * p99 was 20 us); the preemptions' the expected 5 ms (their baseline is
+ * too thin).  Beyond normal: 200 x 19.9 ms + 50% x 300 x 5 ms = 4.73 s
+ * in 10 s, 473 ms/s, plus the healthy 0.4 ms/s (the estimate takes each
+ * slot's samples as spread below their maximum: up to 12.5% less).  The
+ * CPU users name the hogs, the first with a miner's name.
+ */
+TEST_F(diag, hogs_rank_scheduler_first)
+{
+	struct diag_task tasks[] = {
+		{ 4242, 4242, 1, 4900 * MS, "xmrig" },
+		{ 4243, 4243, 1, 4800 * MS, "diaghog" },
+		{ 100, 100, 0, 100 * MS, "bash" },
+		{ 555, 555, 3, 3000 * MS, "elsewhere" },
+	};
+	struct diag_tasks used = { tasks, ARRAY_SIZE(tasks) };
+	const struct diag_culprit *c;
+	struct diag_layer_info li;
+
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	blob_record(&self->end, S_PREEMPT + 1, 10 * MS, 300);
+	ASSERT_EQ(0, run(self, _metadata, &used));
+
+	EXPECT_TRUE(diag_abnormal(self->r));
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
+	diag_layer_get(self->r, DIAG_SCHED, &li);
+	EXPECT_EQ(1, li.rank);
+	EXPECT_LE(473.4 * 0.875, li.score / 1e6);
+	EXPECT_GE(473.4, li.score / 1e6);
+	/* 200 + 300 over their bounds, plus the 40 healthy ones */
+	EXPECT_EQ(540, li.over);
+	EXPECT_FALSE(abnormal(self->r, DIAG_STORAGE));
+
+	/* CPU 1's users; CPU 3 had no slow waits, bash used 1% */
+	ASSERT_EQ(2, li.nr_culprits);
+	c = diag_culprit(self->r, DIAG_SCHED, 0);
+	EXPECT_STREQ("xmrig", c->comm);
+	EXPECT_EQ(4242, c->pid);
+	EXPECT_EQ(1ULL << 1, c->cpus);
+	EXPECT_FALSE(c->from_trace);
+	EXPECT_TRUE(c->miner);
+	EXPECT_LE(0.489, c->share);
+	EXPECT_GE(0.491, c->share);
+	c = diag_culprit(self->r, DIAG_SCHED, 1);
+	EXPECT_STREQ("diaghog", c->comm);
+	EXPECT_FALSE(c->miner);
+	EXPECT_EQ(NULL, diag_culprit(self->r, DIAG_SCHED, 2));
+
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "kill 4242"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "cryptominer"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "kill 4243"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "isolcpus="));
+	EXPECT_NE(NULL, strstr(self->text,
+			       "Verdict: most likely cause: the scheduler (waits for a CPU);"));
+	EXPECT_NE(NULL, strstr(self->text, "xmrig pid 4242 used 49% of a CPU on CPU 1"));
+	EXPECT_NE(NULL, strstr(self->text, "sched.wakeup CPU 1: 1210 samples"));
+	EXPECT_NE(NULL, strstr(self->json, "\"verdict\":\"scheduler\""));
+	EXPECT_NE(NULL, strstr(self->json,
+			       "{\"comm\":\"xmrig\",\"pid\":4242,\"tgid\":4242,\"source\":\"cpu-time\""));
+}
+
+/*
+ * With the outlier trace, the culprits are the tasks that held the CPU
+ * during the slow waits: xmrig held it for 19 ms of each 20 ms wait (95%).
+ */
+TEST_F(diag, trace_names_who_held_the_cpu)
+{
+	struct gl_trace_rec recs[12];
+	const struct diag_culprit *c;
+	struct diag_layer_info li;
+	size_t i;
+
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < 10; i++) {
+		struct gpulat_rec_sample *s = &recs[i].u.sample;
+
+		recs[i].type = GPULAT_REC_SAMPLE;
+		recs[i].cpu = 1;
+		recs[i].time_ns = T0_NS + i * MS;
+		s->family = GPULAT_FAM_SCHED;
+		s->series = GPULAT_SCHED_WAKEUP;
+		s->latency_ns = 20 * MS;
+		s->pid = 777;
+		s->tgid = 770;
+		strcpy(s->comm, "feeder");
+		s->flags = GPULAT_REC_F_CULPRITS;
+		s->nr_culprits = 2;
+		s->culprits[0].pid = 4242;
+		s->culprits[0].tgid = 4242;
+		s->culprits[0].ns = 19 * MS;
+		strcpy(s->culprits[0].comm, "xmrig");
+		s->culprits[1].pid = 50;
+		s->culprits[1].tgid = 50;
+		s->culprits[1].ns = MS / 2;
+		strcpy(s->culprits[1].comm, "kworker/1:1");
+	}
+	recs[10].type = GPULAT_REC_LOST;
+	recs[10].u.lost.lost = 5;
+	/* a block outlier without culprits: a device, no task */
+	recs[11].type = GPULAT_REC_SAMPLE;
+	recs[11].u.sample.family = GPULAT_FAM_BLOCK;
+	recs[11].u.sample.series = 1;
+	recs[11].u.sample.latency_ns = 30 * MS;
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	self->w.thresholds[GPULAT_FAM_SCHED] = 10 * MS;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
+	diag_layer_get(self->r, DIAG_SCHED, &li);
+	ASSERT_EQ(2, li.nr_culprits);
+	c = diag_culprit(self->r, DIAG_SCHED, 0);
+	EXPECT_STREQ("xmrig", c->comm);
+	EXPECT_TRUE(c->from_trace);
+	EXPECT_EQ(190 * MS, c->ns);
+	EXPECT_LE(0.9499, c->share);
+	EXPECT_GE(0.9501, c->share);
+	EXPECT_EQ(1ULL << 1, c->cpus);
+	c = diag_culprit(self->r, DIAG_SCHED, 1);
+	EXPECT_STREQ("kworker/1:1", c->comm);
+	EXPECT_EQ(5 * MS, c->ns);
+	EXPECT_NE(NULL, strstr(self->text,
+			       "xmrig pid 4242 held CPU 1 in 95% of the outlier waits"));
+	EXPECT_NE(NULL, strstr(self->text, "feeder pid 777 (10 outliers, 200ms)"));
+	EXPECT_NE(NULL, strstr(self->text, "note: 5 trace records lost"));
+	/* 200 waits at or over the 10 ms threshold */
+	EXPECT_NE(NULL, strstr(self->json,
+			       "\"threshold_ns\":10000000,\"over_threshold\":200"));
+	EXPECT_NE(NULL, strstr(self->json,
+			       "\"trace\":true,\"trace_records\":11,\"trace_lost\":5"));
+}
+
+/*
+ * A slow disk: 400 reads of 100 ms on sda.  Its reads took 200 us before,
+ * so its bound is the floor, a tenth of the expected 20 ms: 2 ms.  98 ms
+ * each beyond it: 39.2 s in 10 s, 3920 ms/s.
+ */
+TEST_F(diag, slow_disk_ranks_storage_first)
+{
+	struct diag_layer_info li;
+
+	blob_record(&self->end, S_BLK_READ, 100 * MS, 400);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+
+	EXPECT_EQ(DIAG_STORAGE, diag_ranked(self->r, 1));
+	diag_layer_get(self->r, DIAG_STORAGE, &li);
+	EXPECT_TRUE(li.abnormal);
+	EXPECT_EQ(400, li.over);
+	EXPECT_LE(3920 * 0.875, li.score / 1e6);
+	EXPECT_GE(3920, li.score / 1e6);
+	EXPECT_NE(NULL, strstr(self->text, "Verdict: most likely cause: the storage;"));
+	EXPECT_FALSE(abnormal(self->r, DIAG_SCHED));
+	EXPECT_TRUE(advice_has(self->r, DIAG_STORAGE, "Disk sda:"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_STORAGE, "iostat -x 1 10"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_STORAGE, "tmpfs"));
+	EXPECT_NE(NULL, strstr(self->text, "block.read.device sda: 500 samples"));
+	EXPECT_NE(NULL, strstr(self->json, "\"verdict\":\"storage\""));
+	EXPECT_NE(NULL, strstr(self->json, "\"key_name\":\"sda\""));
+}
+
+/*
+ * An Xid during the watch puts the driver first even above a scheduler
+ * far over the bar; an Xid from before the watch is only mentioned.
+ */
+TEST_F(diag, xid_ranks_driver_first)
+{
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	blob_add_event(&self->end, T0_NS - 5000 * MS, GPULAT_EVENT_XID, 13,
+		       0, XID_DEV);
+	blob_add_event(&self->end, T0_NS + 3000 * MS, GPULAT_EVENT_XID, 79,
+		       2, XID_DEV);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+
+	EXPECT_EQ(DIAG_DRIVER, diag_ranked(self->r, 1));
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 2));
+	EXPECT_TRUE(abnormal(self->r, DIAG_DRIVER));
+	EXPECT_TRUE(abnormal(self->r, DIAG_SCHED));
+	EXPECT_NE(NULL, strstr(self->text,
+			       "Xid 79 on " XID_DEV ": GPU has fallen off the bus"));
+	EXPECT_NE(NULL, strstr(self->text,
+			       "Xid 13 on " XID_DEV ": graphics engine exception (before the watch)"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_DRIVER, "modprobe -r nvidia"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_DRIVER, "dmesg | grep -i NVRM"));
+	/* the old Xid's class gets no advice of its own */
+	EXPECT_FALSE(advice_has(self->r, DIAG_DRIVER, "Xid 13"));
+	EXPECT_NE(NULL, strstr(self->json, "\"code\":79,\"device\":\"" XID_DEV
+			       "\",\"time_ns\":103000000000,\"in_window\":true,"
+			       "\"meaning\":\"GPU has fallen off the bus\",\"class\":\"stall\""));
+}
+
+TEST_F(diag, old_xid_alone_is_normal)
+{
+	blob_add_event(&self->end, T0_NS - 5000 * MS, GPULAT_EVENT_XID, 13,
+		       0, XID_DEV);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_FALSE(diag_abnormal(self->r));
+	EXPECT_NE(NULL, strstr(self->json, "\"in_window\":false"));
+}
+
+/*
+ * The driver's IRQ thread waits 5 ms to run, 300 times.  Its wakeups took
+ * 30 us before: the bound is 4 x 30 us = 120 us (above the floor of
+ * 50 us), and 300 x 4.88 ms in 10 s is 146 ms/s.  The advice is IRQ
+ * affinity.
+ */
+TEST_F(diag, irq_thread_waits_rank_driver_first)
+{
+	struct diag_layer_info li;
+
+	blob_record(&self->end, S_NV_WAKE, 5 * MS, 300);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_DRIVER, diag_ranked(self->r, 1));
+	diag_layer_get(self->r, DIAG_DRIVER, &li);
+	EXPECT_TRUE(li.abnormal);
+	EXPECT_EQ(0, li.xids);
+	EXPECT_LE(146.4 * 0.875, li.score / 1e6);
+	EXPECT_GE(146.4, li.score / 1e6);
+	EXPECT_TRUE(advice_has(self->r, DIAG_DRIVER, "smp_affinity_list"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_DRIVER, "nvidia-smi -pm 1"));
+	EXPECT_NE(NULL, strstr(self->text, "nvidia.thread.wake irq 45 nvidia/45: 400 samples"));
+}
+
+/*
+ * The baseline lowers the bound: net.tx had a p99 of 50 us over 900
+ * packets, so the bound is 4 x 50 us = 200 us, and 500 packets at 600 us
+ * are 400 us beyond it: 200 ms in 10 s, 20 ms/s.  Without that baseline
+ * the bound is the expected 1 ms and the same packets are normal.
+ */
+TEST_F(diag, baseline_lowers_the_bound)
+{
+	struct blob start2;
+
+	blob_release(&self->start);
+	blob_release(&self->end);
+	layout(&self->start, T0_NS, true);
+	healthy(&self->start, 9, false);
+	blob_record(&self->start, S_NET_TX, 50 * US, 900);
+	layout(&self->end, T0_NS + WATCH_NS, true);
+	healthy(&self->end, 10, false);
+	blob_record(&self->end, S_NET_TX, 50 * US, 900);
+	blob_record(&self->end, S_NET_TX, 600 * US, 500);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_NETWORK, diag_ranked(self->r, 1));
+	EXPECT_TRUE(abnormal(self->r, DIAG_NETWORK));
+	EXPECT_LE(20 * 0.875, score_ms(self->r, DIAG_NETWORK));
+	EXPECT_GE(20, score_ms(self->r, DIAG_NETWORK));
+	EXPECT_NE(NULL, strstr(self->json, "\"normal_from\":\"baseline\""));
+	EXPECT_NE(NULL, strstr(self->text, "(4x the p99 before the watch)"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_NETWORK, "ethtool eth0"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_NETWORK, "tc -s qdisc show dev eth0"));
+
+	/* the same window with no net samples before it */
+	diag_free(self->r);
+	self->r = NULL;
+	gl_snapshot_free(self->w.start);
+	gl_snapshot_free(self->w.end);
+	gl_snapshot_free(self->w.window);
+	free(self->text);
+	free(self->json);
+	layout(&start2, T0_NS, true);
+	healthy(&start2, 9, false);
+	blob_release(&self->start);
+	self->start = start2;
+	blob_release(&self->end);
+	layout(&self->end, T0_NS + WATCH_NS, true);
+	healthy(&self->end, 10, false);
+	blob_record(&self->end, S_NET_TX, 600 * US, 500);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_FALSE(abnormal(self->r, DIAG_NETWORK));
+	EXPECT_EQ(0, score_ms(self->r, DIAG_NETWORK));
+	EXPECT_NE(NULL, strstr(self->json, "\"normal_from\":\"expected\""));
+}
+
+/*
+ * One direct reclaim of 2 s: fewer than three samples over the bound, but
+ * one 2000 times over it is enough.  2 s - 1 ms in 10 s: 200 ms/s.
+ */
+TEST_F(diag, one_long_reclaim_ranks_memory_first)
+{
+	struct diag_layer_info li;
+
+	blob_record(&self->end, S_MM_RECLAIM, 2000 * MS, 1);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_MEMORY, diag_ranked(self->r, 1));
+	diag_layer_get(self->r, DIAG_MEMORY, &li);
+	EXPECT_TRUE(li.abnormal);
+	EXPECT_EQ(1, li.over);
+	EXPECT_LE(200 * 0.875, li.score / 1e6);
+	EXPECT_GE(200, li.score / 1e6);
+	EXPECT_TRUE(advice_has(self->r, DIAG_MEMORY, "vm.min_free_kbytes"));
+}
+
+/* A few waits over the bound and under the bar stay normal. */
+TEST_F(diag, below_the_bar_is_normal)
+{
+	/* 2 waits of 20 ms: 38 ms in 10 s, 3.8 ms/s */
+	blob_record(&self->end, S_WAKE + 2, 20 * MS, 2);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_FALSE(diag_abnormal(self->r));
+	EXPECT_LT(3.3, score_ms(self->r, DIAG_SCHED));
+	EXPECT_GT(DIAG_BAR_NS_PER_S / 1e6, score_ms(self->r, DIAG_SCHED));
+}
+
+/* A family that is off is "not measured", never "normal". */
+TEST_F(diag, family_off_is_not_measured)
+{
+	struct diag_layer_info li;
+
+	blob_release(&self->start);
+	blob_release(&self->end);
+	layout(&self->start, T0_NS, false);
+	healthy(&self->start, 9, false);
+	layout(&self->end, T0_NS + WATCH_NS, false);
+	healthy(&self->end, 10, false);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	diag_layer_get(self->r, DIAG_NETWORK, &li);
+	EXPECT_FALSE(li.measured);
+	EXPECT_FALSE(li.abnormal);
+	EXPECT_EQ(5, li.rank);
+	EXPECT_NE(NULL, strstr(self->text,
+			       "#5 network: not measured (the net family is switched off"));
+	EXPECT_NE(NULL, strstr(self->json,
+			       "\"measured\":false,\"not_measured_because\":\"the net family is switched off (gpulat enable)\""));
+}
+
+/* A watch with no snapshots at all: nothing measured, no crash. */
+TEST(empty_watch)
+{
+	struct diag_result *r = NULL;
+	struct diag_layer_info li;
+	struct watch w;
+	char *text;
+
+	memset(&w, 0, sizeof(w));
+	ASSERT_EQ(0, diag_analyze(&w, &r));
+	EXPECT_FALSE(diag_abnormal(r));
+	diag_layer_get(r, DIAG_SCHED, &li);
+	EXPECT_FALSE(li.measured);
+	EXPECT_EQ(DIAG_NR_LAYERS, diag_ranked(r, 0));
+	EXPECT_EQ(DIAG_NR_LAYERS, diag_ranked(r, 6));
+	text = render(r, true);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(0, check_json(text));
+	free(text);
+	diag_free(r);
+}
+
+/* /proc: this process is there with its name, and its CPU time grows. */
+TEST(proc_cpu_time)
+{
+	struct diag_tasks a, b, d;
+	struct timespec t0, t1;
+	volatile unsigned long spin = 0;
+	bool found = false;
+	size_t i;
+
+	ASSERT_EQ(0, diag_tasks_read(&a));
+	/* 300 ms of this thread's CPU time, however busy the host is */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do {
+		spin++;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	} while ((t1.tv_sec - t0.tv_sec) * 1000000000L +
+		 (t1.tv_nsec - t0.tv_nsec) < 300000000L);
+	ASSERT_EQ(0, diag_tasks_read(&b));
+	ASSERT_EQ(0, diag_tasks_delta(&a, &b, &d));
+	EXPECT_EQ(b.n, d.n);
+	for (i = 0; i < d.n; i++) {
+		if (d.v[i].pid != getpid())
+			continue;
+		found = true;
+		EXPECT_EQ(getpid(), d.v[i].tgid);
+		EXPECT_EQ(0, strncmp(d.v[i].comm, "test_diagnose", 13));
+		/* 300 ms, counted in clock ticks of 10 ms or less */
+		EXPECT_LE(200 * MS, d.v[i].cpu_ns);
+		EXPECT_GE(400 * MS, d.v[i].cpu_ns);
+	}
+	EXPECT_TRUE(found);
+	diag_tasks_free(&a);
+	diag_tasks_free(&b);
+	diag_tasks_free(&d);
+}
+
+TEST_HARNESS_MAIN
