@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * GPU state through NVML, loaded with dlopen() when present: no NVIDIA
+ * header and no link-time dependency.  The library is
+ * "libnvidia-ml.so.1" from the loader's search path, or the file named by
+ * $GPULAT_NVML_LIB.  A missing library, symbol or answer is stated as
+ * absent, never an error.
+ */
+#ifndef _GPULAT_NVML_H
+#define _GPULAT_NVML_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/*
+ * The few types of NVML's C ABI used here, as nvml.h declares them (the
+ * test double in tests/nvml/ implements them from these declarations).
+ */
+typedef int nvmlReturn_t;		/* 0: NVML_SUCCESS */
+typedef struct nvmlDevice_st *nvmlDevice_t;
+typedef struct {
+	unsigned int gpu, memory;	/* percent of the last sample period */
+} nvmlUtilization_t;
+typedef struct {
+	char busIdLegacy[16];
+	unsigned int domain, bus, device;
+	unsigned int pciDeviceId, pciSubSystemId;
+	char busId[32];			/* 00000000:3B:00.0 */
+} nvmlPciInfo_t;
+
+#define NVML_SUCCESS			0
+#define NVML_ERROR_NOT_SUPPORTED	3
+
+#define NVML_SONAME	"libnvidia-ml.so.1"
+#define NVML_MAX_GPUS	64
+
+/* One answer: its value is valid when ret is NVML_SUCCESS. */
+struct nvml_gpu {
+	nvmlReturn_t handle_ret;	/* no handle: nothing else asked */
+	nvmlReturn_t name_ret, pci_ret, reasons_ret, link_ret, max_link_ret,
+		     persist_ret, util_ret, replay_ret;
+	char name[96];
+	char bus_id[32];
+	unsigned long long reasons;	/* clock event reasons bitmask */
+	unsigned int cur_gen, cur_width, max_gen, max_width;
+	int persistence;		/* 1 enabled, 0 disabled */
+	nvmlUtilization_t util;
+	unsigned int replays;		/* PCIe replay counter */
+};
+
+struct nvml_info {
+	bool present;			/* the library answered nvmlInit */
+	char absent[512];		/* why not, when !present */
+	char lib[256];			/* the library asked for */
+	nvmlReturn_t driver_ret;
+	char driver[96];
+	nvmlReturn_t count_ret;
+	unsigned int nr_gpus;		/* the count NVML gave */
+	unsigned int nr_listed;		/* at most NVML_MAX_GPUS of them */
+	struct nvml_gpu gpu[NVML_MAX_GPUS];
+	/* functions the library lacks, "name, name" */
+	char missing[512];
+	const char *(*error_string)(nvmlReturn_t);
+	void *handle;
+};
+
+/* nvml_collect - load NVML and ask it; always fills @n (see n->present) */
+void nvml_collect(struct nvml_info *n);
+/* nvml_close - shut NVML down and unload it */
+void nvml_close(struct nvml_info *n);
+/* nvml_print_text - the state of every GPU, or "absent: why" */
+void nvml_print_text(FILE *f, const struct nvml_info *n);
+/* nvml_reasons_text - "hw slowdown, sw thermal" for a reasons mask; "none" when 0 */
+char *nvml_reasons_text(char *buf, size_t len, unsigned long long reasons);
+
+#endif /* _GPULAT_NVML_H */
