@@ -1,10 +1,613 @@
 // SPDX-License-Identifier: GPL-2.0
-/* gpulat report (placeholder until the bundle lands). */
-#include "gpulat.h"
+/*
+ * gpulat report: watch the module for a while and write one .tar.gz to
+ * attach to a vendor bug report: snapshots (start, end, every interval),
+ * the outlier trace, the diagnosis, the host facts nvidia-bug-report.sh
+ * does not collect and NVML's view of the GPUs, with a MANIFEST on top.
+ *
+ * Everything is collected in a private temporary folder, packed by tar and
+ * removed.  A source that is missing (no NVIDIA driver, no NVML, even no
+ * gpulat.ko) is stated as absent in its file and in the MANIFEST; only a
+ * failure to write the report is an error.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "diagnose.h"
+#include "gpulat.h"
+#include "hostfacts.h"
+#include "nvml.h"
+#include "trace.h"
+#include "units.h"
+#include "watch.h"
+
+struct report {
+	const struct gpulat_opts *o;
+	double duration_s, interval_s;
+	char host[128];
+	char top[256];			/* gpulat-report-HOST-YYYYMMDD-HHMMSS */
+	char when[64];			/* start time, for people */
+	char *out;			/* the archive, absolute path */
+	char tmp[PATH_MAX];		/* private folder holding top/ */
+	const char *root;		/* $GPULAT_SYSROOT or "" */
+	char kernel[128];
+	struct bundle b;
+	struct hostfacts hf;
+	struct watch w;
+	struct diag_tasks tasks;	/* CPU time of threads at the start */
+	struct diag_tasks used;		/* and used during the watch */
+	bool watch_tried;		/* watch_run was called: free w */
+	bool watched;			/* w holds a finished watch */
+	bool interrupted;		/* a signal ended the wait early */
+	double waited_s;		/* without the module: time waited */
+	char module[512];		/* why the module is absent; "" if read */
+	uint32_t major, minor;
+};
+
+/* report_name - the top folder's name: gpulat-report-HOST-YYYYMMDD-HHMMSS */
+static void report_name(struct report *r)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char stamp[32];
+	char *p;
+
+	if (gethostname(r->host, sizeof(r->host)) || !r->host[0])
+		snprintf(r->host, sizeof(r->host), "unknown");
+	r->host[sizeof(r->host) - 1] = '\0';
+	/* The name becomes a file name: keep it to safe characters. */
+	for (p = r->host; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
+		      *p == '_'))
+			*p = '_';
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	strftime(r->when, sizeof(r->when), "%Y-%m-%d %H:%M:%S %z", &tm);
+	snprintf(r->top, sizeof(r->top), "gpulat-report-%.100s-%s", r->host,
+		 stamp);
+}
+
+/* report_output - absolute path of the archive; tar changes folder first */
+static int report_output(struct report *r)
+{
+	char cwd[PATH_MAX], *dir, *slash;
+	const char *out = r->o->output;
+	int n;
+
+	if (!getcwd(cwd, sizeof(cwd))) {
+		fprintf(stderr, "gpulat: cannot tell the current folder: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	if (out && out[0] == '/')
+		n = asprintf(&r->out, "%s", out);
+	else if (out)
+		n = asprintf(&r->out, "%s/%s", cwd, out);
+	else
+		n = asprintf(&r->out, "%s/%s.tar.gz", cwd, r->top);
+	if (n < 0) {
+		r->out = NULL;
+		fprintf(stderr, "gpulat: out of memory\n");
+		return -1;
+	}
+	/* Fail now, not after the watch, when the folder is not writable. */
+	dir = strdup(r->out);
+	if (!dir) {
+		fprintf(stderr, "gpulat: out of memory\n");
+		return -1;
+	}
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (access(dir, W_OK | X_OK)) {
+		fprintf(stderr, "gpulat: cannot write %s: %s: %s\n", r->out,
+			dir, strerror(errno));
+		free(dir);
+		return -1;
+	}
+	free(dir);
+	if (!access(r->out, F_OK) && access(r->out, W_OK)) {
+		fprintf(stderr, "gpulat: cannot write %s: %s\n", r->out,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* report_wait - without the module: wait the window so the host deltas span it */
+static void report_wait(struct report *r)
+{
+	struct timespec t0, t1, step = { 0, 100 * 1000 * 1000 };
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t1 = t0;
+	while ((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9 <
+	       r->duration_s) {
+		if (watch_stopped()) {
+			r->interrupted = true;
+			break;
+		}
+		nanosleep(&step, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	}
+	r->waited_s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+/* report_absent_file - a file holding only "absent: why" */
+static int report_absent_file(struct report *r, const char *path,
+			      const char *what, const char *why)
+{
+	FILE *f = bundle_create(&r->b, path, what);
+
+	if (!f)
+		return r->b.err;
+	fprintf(f, "absent: %s\n", why);
+	bundle_absent(&r->b, path, "%s", why);
+	return bundle_close(&r->b, f, path);
+}
+
+static int report_blob(struct report *r, const struct gl_snapshot *s,
+		       const char *path, const char *what)
+{
+	FILE *f = bundle_create(&r->b, path, what);
+	int ret;
+
+	if (!f)
+		return r->b.err;
+	ret = gl_snapshot_write(s, f);
+	if (bundle_close(&r->b, f, path))
+		return r->b.err;
+	if (ret)
+		bundle_fail(&r->b, ret, "cannot write %s: %s", path,
+			    strerror(-ret));
+	return r->b.err;
+}
+
+static void report_view(const struct report *r, struct view *v, double span)
+{
+	memset(v, 0, sizeof(*v));
+	v->is_interval = true;
+	v->interval_s = span;
+	v->kernel = r->kernel[0] ? r->kernel : NULL;
+	v->module_major = r->major;
+	v->module_minor = r->minor;
+}
+
+/* report_span - seconds between two snapshots */
+static double report_span(const struct gl_snapshot *a,
+			  const struct gl_snapshot *b)
+{
+	const struct gpulat_snap_header *ha = gl_snapshot_header(a);
+	const struct gpulat_snap_header *hb = gl_snapshot_header(b);
+
+	return hb->time_ns > ha->time_ns ?
+		(hb->time_ns - ha->time_ns) / 1e9 : 0;
+}
+
+/*
+ * report_intervals - intervals.txt: each interval as gpulat hist shows it,
+ * then what followed the last one up to end.bin
+ */
+static int report_intervals(struct report *r)
+{
+	static const char path[] = "snapshots/intervals.txt";
+	const struct gl_snapshot *prev = r->w.start, *cur;
+	struct gl_snapshot *d;
+	struct view v;
+	size_t i;
+	FILE *f;
+	int ret;
+
+	f = bundle_create(&r->b, path,
+			  "every interval as text (interval-NNN.bin minus the one before, then end.bin)");
+	if (!f)
+		return r->b.err;
+	for (i = 0; i <= r->w.nr_intervals; i++) {
+		cur = i < r->w.nr_intervals ? r->w.intervals[i] : r->w.end;
+		/* A window of whole intervals ends on the last one. */
+		if (i == r->w.nr_intervals && i && report_span(prev, cur) < 0.001)
+			break;
+		if (i < r->w.nr_intervals)
+			fprintf(f, "%s=== interval %zu (interval-%03zu.bin)\n\n",
+				i ? "\n" : "", i + 1, i + 1);
+		else
+			fprintf(f, "%s=== interval %zu (to end.bin)\n\n",
+				i ? "\n" : "", i + 1);
+		ret = gl_snapshot_diff(prev, cur, &d);
+		if (ret) {
+			fprintf(f, "cannot difference it: %s\n", strerror(-ret));
+		} else {
+			report_view(r, &v, report_span(prev, cur));
+			hist_print_text(f, d, &v);
+			gl_snapshot_free(d);
+		}
+		prev = cur;
+	}
+	return bundle_close(&r->b, f, path);
+}
+
+static int report_snapshots(struct report *r)
+{
+	char path[64];
+	struct view v;
+	size_t i;
+	FILE *f;
+	int ret;
+
+	if (!r->watched) {
+		ret = report_absent_file(r, "snapshots/window.txt",
+					 "the window's histograms as text",
+					 r->module);
+		return ret;
+	}
+	ret = report_blob(r, r->w.start, "snapshots/start.bin",
+			  "raw snapshot when the watch began (gpulat hist -i)");
+	if (!ret)
+		ret = report_blob(r, r->w.end, "snapshots/end.bin",
+				  "raw snapshot when the watch ended");
+	for (i = 0; !ret && i < r->w.nr_intervals; i++) {
+		snprintf(path, sizeof(path), "snapshots/interval-%03zu.bin",
+			 i + 1);
+		ret = report_blob(r, r->w.intervals[i], path,
+				  "raw snapshot at the end of this interval");
+	}
+	if (ret)
+		return ret;
+	f = bundle_create(&r->b, "snapshots/window.txt",
+			  "the window's histograms as text (end.bin minus start.bin)");
+	if (!f)
+		return r->b.err;
+	report_view(r, &v, r->w.duration_s);
+	hist_print_text(f, r->w.window, &v);
+	ret = bundle_close(&r->b, f, "snapshots/window.txt");
+	return ret ? ret : report_intervals(r);
+}
+
+static void report_thresholds(FILE *f, const struct watch *w)
+{
+	char buf[UNITS_LEN];
+	size_t i;
+	uint32_t fam;
+	bool any = false;
+
+	fprintf(f, "# thresholds:");
+	for (i = 0; i < gl_family_count(); i++) {
+		fam = gl_family_at(i);
+		if (fam >= GPULAT_FAM_MAX || !w->thresholds[fam])
+			continue;
+		fprintf(f, " %s=%s", gl_family_name(fam),
+			units_ns(buf, sizeof(buf), w->thresholds[fam]));
+		any = true;
+	}
+	fprintf(f, "%s\n", any ? "" : " none");
+}
+
+static int report_trace(struct report *r)
+{
+	static const char txt[] = "trace.txt", json[] = "trace.jsonl";
+	FILE *f;
+	size_t i;
+
+	if (!r->watched || !r->w.trace_ok) {
+		const char *why = r->watched ?
+			"the module has no outlier trace (ABI older than 1.2)" :
+			r->module;
+
+		if (report_absent_file(r, txt, "outlier trace, one line per record",
+				       why))
+			return r->b.err;
+		return report_absent_file(r, json,
+					  "outlier trace as JSON lines", why);
+	}
+	f = bundle_create(&r->b, txt,
+			  "outlier trace: every sample over its family's threshold, Xid events, losses");
+	if (!f)
+		return r->b.err;
+	report_thresholds(f, &r->w);
+	fprintf(f, "# %zu records, %llu lost by the module, %llu dropped by the tool (over %d kept)\n",
+		r->w.nr_recs, (unsigned long long)r->w.lost,
+		(unsigned long long)r->w.dropped, WATCH_MAX_RECS);
+	for (i = 0; i < r->w.nr_recs; i++)
+		trace_print_text(f, &r->w.recs[i], r->w.end);
+	if (bundle_close(&r->b, f, txt))
+		return r->b.err;
+	f = bundle_create(&r->b, json, "the same trace as JSON lines");
+	if (!f)
+		return r->b.err;
+	for (i = 0; i < r->w.nr_recs; i++)
+		trace_print_json(f, &r->w.recs[i], r->w.end);
+	return bundle_close(&r->b, f, json);
+}
+
+static int report_diagnosis(struct report *r)
+{
+	struct diag_result *d = NULL;
+	FILE *f;
+	int ret;
+
+	if (!r->watched) {
+		if (report_absent_file(r, "diagnosis.txt",
+				       "the diagnosis, as gpulat diagnose prints it",
+				       r->module))
+			return r->b.err;
+		return report_absent_file(r, "diagnosis.json",
+					  "the diagnosis as JSON", r->module);
+	}
+	/* The processes that held the CPUs name culprits; none is fine. */
+	ret = diag_analyze_tasks(&r->w, r->used.v ? &r->used : NULL, &d);
+	if (ret) {
+		bundle_fail(&r->b, ret, "diagnosis: %s", strerror(-ret));
+		return ret;
+	}
+	f = bundle_create(&r->b, "diagnosis.txt",
+			  "the diagnosis of the window, as gpulat diagnose prints it");
+	if (f) {
+		diag_print_text(f, d);
+		bundle_close(&r->b, f, "diagnosis.txt");
+	}
+	f = r->b.err ? NULL : bundle_create(&r->b, "diagnosis.json",
+					    "the diagnosis as JSON");
+	if (f) {
+		diag_print_json(f, d);
+		bundle_close(&r->b, f, "diagnosis.json");
+	}
+	diag_free(d);
+	return r->b.err;
+}
+
+static int report_nvml(struct report *r)
+{
+	static const char path[] = "host/nvml.txt";
+	struct nvml_info *n;
+	FILE *f;
+
+	n = malloc(sizeof(*n));
+	if (!n) {
+		bundle_fail(&r->b, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	f = bundle_create(&r->b, path,
+			  "GPU state through NVML: clock event reasons, PCIe link, persistence, utilisation");
+	if (f) {
+		nvml_collect(n);
+		nvml_print_text(f, n);
+		if (!n->present)
+			bundle_absent(&r->b, path, "%s", n->absent);
+		nvml_close(n);
+		bundle_close(&r->b, f, path);
+	}
+	free(n);
+	return r->b.err;
+}
+
+/* report_header - the MANIFEST's opening lines */
+static char *report_header(struct report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "gpulat report %s\n\n", r->top);
+	fprintf(f, "host:      %s\n", r->host);
+	fprintf(f, "started:   %s\n", r->when);
+	fprintf(f, "kernel:    %s\n", r->kernel[0] ? r->kernel : "unknown");
+	fprintf(f, "tool:      gpulat ABI %u.%u\n", GPULAT_ABI_MAJOR,
+		GPULAT_ABI_MINOR);
+	if (r->module[0])
+		fprintf(f, "module:    absent: %s\n", r->module);
+	else
+		fprintf(f, "module:    ABI %u.%u (/dev/gpulat)\n", r->major,
+			r->minor);
+	if (r->watched)
+		fprintf(f, "window:    %.1f s (asked %.1f s), %zu intervals of %.1f s%s\n",
+			r->w.duration_s, r->duration_s, r->w.nr_intervals,
+			r->interval_s,
+			r->w.interrupted ? ", ended early by a signal" : "");
+	else
+		fprintf(f, "window:    %.1f s of host counters only%s\n",
+			r->waited_s,
+			r->interrupted ? ", ended early by a signal" : "");
+	if (r->watched && r->w.trace_ok)
+		fprintf(f, "trace:     %zu records, %llu lost, %llu dropped\n",
+			r->w.nr_recs, (unsigned long long)r->w.lost,
+			(unsigned long long)r->w.dropped);
+	if (r->watched)
+		fprintf(f, "read it:   gpulat hist -i snapshots/end.bin -f snapshots/start.bin\n"
+			   "           (any machine of the same byte order; see snapshots/window.txt)\n");
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* report_collect - fill the folder; 0 or an exit code after a message */
+static int report_collect(struct report *r, int fd)
+{
+	char *header;
+	int ret;
+
+	ret = hostfacts_start(&r->hf, r->root, &r->b);
+	if (ret)
+		goto fail;
+	fprintf(stderr, "gpulat: watching for %.0f s (Ctrl-C ends it early), then writing %s\n",
+		r->duration_s, r->out);
+	watch_stop_on_signal();
+	if (fd >= 0) {
+		struct diag_tasks t1 = { 0 };
+
+		if (diag_tasks_read(&r->tasks))
+			diag_tasks_free(&r->tasks);
+		r->watch_tried = true;
+		ret = watch_run(fd, r->duration_s, r->interval_s, true,
+				r->o->thresholds, r->o->thresholds_set, &r->w,
+				NULL, NULL, stderr);
+		if (ret)
+			return ret;
+		r->watched = true;
+		if (r->tasks.n && !diag_tasks_read(&t1) &&
+		    diag_tasks_delta(&r->tasks, &t1, &r->used))
+			memset(&r->used, 0, sizeof(r->used));
+		diag_tasks_free(&t1);
+	} else {
+		report_wait(r);
+	}
+	ret = hostfacts_end(&r->hf, &r->b);
+	if (!ret)
+		ret = report_nvml(r);
+	if (!ret)
+		ret = report_snapshots(r);
+	if (!ret)
+		ret = report_trace(r);
+	if (!ret)
+		ret = report_diagnosis(r);
+	if (ret)
+		goto fail;
+	header = report_header(r);
+	if (!header) {
+		bundle_fail(&r->b, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	ret = bundle_write_manifest(&r->b, header);
+	free(header);
+	if (ret)
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "gpulat: %s\n", r->b.errmsg[0] ? r->b.errmsg :
+		strerror(-ret));
+	return GPULAT_EXIT_ERROR;
+}
+
+/* report_open - the device, or the reason it is absent; fd, -1, or -exit code */
+static int report_open(struct report *r)
+{
+	char *msg = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&msg, &len);
+	int fd;
+
+	if (!m) {
+		fprintf(stderr, "gpulat: out of memory\n");
+		return -GPULAT_EXIT_ERROR;
+	}
+	fd = gpulat_open_device(&r->major, &r->minor, m);
+	fclose(m);
+	if (fd >= 0 || fd != -GPULAT_EXIT_NO_MODULE) {
+		/* Permission, ABI: the person can fix those; say so and stop. */
+		if (fd < 0)
+			fputs(msg, stderr);
+		free(msg);
+		return fd;
+	}
+	msg[strcspn(msg, "\n")] = '\0';
+	snprintf(r->module, sizeof(r->module), "%s",
+		 strncmp(msg, "gpulat: ", 8) ? msg : msg + 8);
+	free(msg);
+	fprintf(stderr, "gpulat: %s: the report holds host facts only\n",
+		r->module);
+	return -1;
+}
+
+/* report_run - gpulat report */
 int report_run(const struct gpulat_opts *o)
 {
-	(void)o;
-	fprintf(stderr, "gpulat: report is not built yet\n");
-	return GPULAT_EXIT_ERROR;
+	char err[512], dir[PATH_MAX + 256];
+	struct report *r;
+	const char *tmpdir;
+	int fd, ret = GPULAT_EXIT_ERROR;
+
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		fprintf(stderr, "gpulat: out of memory\n");
+		return GPULAT_EXIT_ERROR;
+	}
+	r->o = o;
+	r->duration_s = o->has_duration ? o->duration_s : GPULAT_REPORT_SECONDS;
+	r->interval_s = o->has_report_interval ? o->report_interval_s :
+		GPULAT_REPORT_INTERVAL;
+	if (r->interval_s > r->duration_s)
+		r->interval_s = r->duration_s;
+	r->root = getenv("GPULAT_SYSROOT");
+	if (!r->root)
+		r->root = "";
+	gpulat_kernel_release(r->kernel, sizeof(r->kernel));
+	report_name(r);
+	if (report_output(r))
+		goto out;
+	if (!bundle_find_prog("tar")) {
+		fprintf(stderr, "gpulat: tar is not installed or not in PATH; the report is a .tar.gz made by tar\n");
+		goto out;
+	}
+	fd = report_open(r);
+	if (fd < -1) {
+		ret = -fd;
+		goto out;
+	}
+	tmpdir = getenv("TMPDIR");
+	snprintf(r->tmp, sizeof(r->tmp), "%s/gpulat-report.XXXXXX",
+		 tmpdir && tmpdir[0] ? tmpdir : "/tmp");
+	if (!mkdtemp(r->tmp)) {
+		fprintf(stderr, "gpulat: cannot create a temporary folder %s: %s\n",
+			r->tmp, strerror(errno));
+		r->tmp[0] = '\0';
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", r->tmp, r->top) >=
+	    sizeof(dir)) {
+		fprintf(stderr, "gpulat: temporary folder name too long: %s\n",
+			r->tmp);
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	if (bundle_init(&r->b, dir)) {
+		fprintf(stderr, "gpulat: %s\n", r->b.errmsg[0] ? r->b.errmsg :
+			"out of memory");
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	ret = report_collect(r, fd);
+	if (fd >= 0)
+		close(fd);
+	if (ret)
+		goto out;
+	if (bundle_pack(r->tmp, r->top, r->out, err, sizeof(err))) {
+		fprintf(stderr, "gpulat: %s\n", err);
+		unlink(r->out);
+		ret = GPULAT_EXIT_ERROR;
+		goto out;
+	}
+	printf("wrote %s (%zu files, %zu sources absent: see MANIFEST)\n",
+	       r->out, r->b.nr, bundle_nr_absent(&r->b));
+	ret = GPULAT_EXIT_OK;
+out:
+	if (r->tmp[0]) {
+		int rm = bundle_remove(r->tmp);
+
+		if (rm)
+			fprintf(stderr, "gpulat: cannot remove %s: %s\n",
+				r->tmp, strerror(-rm));
+	}
+	if (r->watch_tried)
+		watch_free(&r->w);
+	diag_tasks_free(&r->tasks);
+	diag_tasks_free(&r->used);
+	hostfacts_free(&r->hf);
+	bundle_free(&r->b);
+	free(r->out);
+	free(r);
+	return ret;
 }

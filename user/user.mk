@@ -194,3 +194,27 @@ user-clean:
 
 # Leave the including Makefile's default goal alone.
 .DEFAULT_GOAL := $(USER_SAVED_GOAL)
+
+# --- gpulat report ---------------------------------------------------------
+# tests/nvml/fake_nvml.c stands in for libnvidia-ml.so.1, built twice: as
+# a current library and as one from before driver 535 (older names, no
+# replay counter).  test_report loads both by file name, and the first
+# through LD_LIBRARY_PATH by its soname.
+USER_NVML_DOUBLE := $(USER_UNIT_OUT)/nvml/libnvidia-ml.so.1
+USER_NVML_DOUBLE_OLD := $(USER_UNIT_OUT)/nvml-old/libnvidia-ml.so.1
+USER_NVML_DOUBLE_FLAGS := -I user $(USER_CFLAGS) -fPIC -shared \
+			  -Wl,-soname,libnvidia-ml.so.1
+
+$(USER_NVML_DOUBLE): tests/nvml/fake_nvml.c user/nvml.h
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_NVML_DOUBLE_FLAGS) -o $@ $<
+
+$(USER_NVML_DOUBLE_OLD): tests/nvml/fake_nvml.c user/nvml.h
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_NVML_DOUBLE_FLAGS) -DFAKE_NVML_OLD -o $@ $<
+
+# Order-only: the pattern rule links $^, which must not hold the doubles.
+$(USER_UNIT_OUT)/test_report: | $(USER_NVML_DOUBLE) $(USER_NVML_DOUBLE_OLD)
+
+# The static guest tool cannot load libraries: it states NVML as absent.
+$(USER_GUEST_OBJ)/nvml.o: USER_CFLAGS += -DGPULAT_NO_DLOPEN
