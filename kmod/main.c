@@ -168,6 +168,8 @@ static long gpulat_ioctl(struct file *file, unsigned int cmd,
 
 static int gpulat_open(struct inode *inode, struct file *file)
 {
+	/* misc_open() left the miscdevice here; the trace reader goes here */
+	file->private_data = NULL;
 	return nonseekable_open(inode, file);
 }
 
