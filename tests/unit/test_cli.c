@@ -437,7 +437,7 @@ TEST_F(tool, input_files)
 	ASSERT_EQ(GPULAT_EXIT_INCOMPATIBLE,
 		  run(self->out, sizeof(self->out), self->err,
 		      sizeof(self->err), ARGV("hist", "-i", b)));
-	ASSERT_NE(NULL, strstr(self->err, "ABI 2.1 is incompatible"));
+	ASSERT_NE(NULL, strstr(self->err, "ABI 2.2 is incompatible"));
 	/* corrupt: truncated */
 	ASSERT_EQ(0, truncate(a, 200));
 	ASSERT_EQ(GPULAT_EXIT_ERROR, run(self->out, sizeof(self->out),

@@ -229,7 +229,7 @@ TEST_F(view, status_views)
 	char *t = render(self->s, &self->v, VIEW_STATUS_TEXT);
 
 	ASSERT_LT(longest_line(t), 80);
-	ASSERT_TRUE(has_line(t, "abi:          module 1.1, tool 1.1"));
+	ASSERT_TRUE(has_line(t, "abi:          module 1.2, tool 1.2"));
 	ASSERT_TRUE(has_line(t, "kernel:       6.1.0-test"));
 	/* one tracepoint failed, two attached: the family runs */
 	ASSERT_TRUE(has_line(t, "family sched: attached"));
@@ -726,7 +726,7 @@ TEST(status_events)
 	s = blob_parse(&b);
 	ASSERT_NE(NULL, s);
 	t = render(s, &v, VIEW_STATUS_TEXT);
-	ASSERT_TRUE(has_line(t, "abi:          module 1.0, tool 1.1"));
+	ASSERT_TRUE(has_line(t, "abi:          module 1.0, tool 1.2"));
 	ASSERT_TRUE(has_line(t, "xid events:   none"));
 	free(t);
 	gl_snapshot_free(s);
