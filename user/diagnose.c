@@ -16,11 +16,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "diagnose.h"
@@ -41,8 +39,10 @@
 #define DIAG_BIG_RATIO		10
 /* A process using this share of a CPU is worth naming. */
 #define DIAG_HOG_SHARE		0.25
-/* A task holding the CPU in this share of the outlier waits is a cause. */
+/* A task holding the CPU in this share of the outlier waits is a cause ... */
 #define DIAG_TRACE_SHARE	0.10
+/* ... and in this share, worth listing. */
+#define DIAG_TRACE_LIST		0.02
 /* CPUs whose waits are within this fraction of the worst are "slow". */
 #define DIAG_CPU_NEAR		0.10
 
@@ -823,12 +823,16 @@ static int diag_trace(struct diag_result *r, const struct watch *w)
 		struct diag_layer_res *L = &r->layer[l];
 
 		diag_procs_sort(&held[l]);
-		for (k = 0; k < held[l].n && k < DIAG_MAX_CULPRITS; k++)
+		for (k = 0; k < held[l].n && k < DIAG_MAX_CULPRITS; k++) {
+			double share = L->trace_wait_ns ?
+				(double)held[l].v[k].ns / L->trace_wait_ns : 0;
+
+			/* most first: the rest held the CPU even less */
+			if (share < DIAG_TRACE_LIST)
+				break;
 			diag_culprit_set(&L->culprits[L->nr_culprits++],
-					 &held[l].v[k], true,
-					 L->trace_wait_ns ?
-					 (double)held[l].v[k].ns /
-					 L->trace_wait_ns : 0);
+					 &held[l].v[k], true, share);
+		}
 		diag_procs_sort(&hit[l]);
 		for (k = 0; k < hit[l].n && k < DIAG_MAX_AFFECTED; k++)
 			L->affected[L->nr_affected++] = hit[l].v[k];
@@ -1922,103 +1926,15 @@ void diag_tasks_free(struct diag_tasks *t)
 
 /* --- The command ------------------------------------------------------ */
 
-static volatile sig_atomic_t diag_stop;
-
-static void diag_on_signal(int sig)
-{
-	(void)sig;
-	diag_stop = 1;
-}
-
-/*
- * diag_watch - snapshots at the start and the end of @duration_s, and the
- * CPU time of every thread meanwhile.  Until watch_run() (with the outlier
- * trace) is in the tool, this is the whole watch: w->trace_ok stays false.
- * 0, or an exit code after a message on stderr.
- */
-static int diag_watch(int fd, const struct gpulat_opts *o, double duration_s,
-		      struct watch *w, struct diag_tasks *used)
-{
-	struct diag_tasks t0 = { 0 }, t1 = { 0 };
-	struct sigaction sa, old_int, old_term;
-	struct timespec start, end, deadline;
-	char msg[512];
-	int ret, fam;
-
-	memset(w, 0, sizeof(*w));
-	for (fam = 0; fam < GPULAT_FAM_MAX; fam++)
-		if (o->thresholds_set & (1ULL << fam))
-			w->thresholds[fam] = o->thresholds[fam];
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = diag_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-
-	/* a missing /proc only costs the CPU users */
-	if (diag_tasks_read(&t0))
-		memset(&t0, 0, sizeof(t0));
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	ret = gl_snapshot_take_err(fd, &w->start, msg, sizeof(msg));
-	if (ret)
-		goto fail;
-	deadline = start;
-	deadline.tv_sec += (time_t)duration_s;
-	deadline.tv_nsec += (long)((duration_s - (time_t)duration_s) * 1e9);
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
-	while (!diag_stop &&
-	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline,
-			       NULL) == EINTR)
-		;
-	w->interrupted = diag_stop;
-	ret = gl_snapshot_take_err(fd, &w->end, msg, sizeof(msg));
-	if (ret)
-		goto fail;
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	if (t0.n && !diag_tasks_read(&t1) && diag_tasks_delta(&t0, &t1, used))
-		memset(used, 0, sizeof(*used));
-	ret = gl_snapshot_diff(w->start, w->end, &w->window);
-	if (ret) {
-		snprintf(msg, sizeof(msg), "snapshot difference: %s",
-			 strerror(-ret));
-		goto fail;
-	}
-	w->duration_s = (end.tv_sec - start.tv_sec) +
-			(end.tv_nsec - start.tv_nsec) / 1e9;
-	diag_tasks_free(&t0);
-	diag_tasks_free(&t1);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	return GPULAT_EXIT_OK;
-fail:
-	fprintf(stderr, "gpulat: %s\n", msg);
-	diag_tasks_free(&t0);
-	diag_tasks_free(&t1);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	return ret == -EPROTONOSUPPORT ? GPULAT_EXIT_INCOMPATIBLE :
-					 GPULAT_EXIT_ERROR;
-}
-
-static void diag_watch_free(struct watch *w)
-{
-	gl_snapshot_free(w->start);
-	gl_snapshot_free(w->end);
-	gl_snapshot_free(w->window);
-	memset(w, 0, sizeof(*w));
-}
-
 /* diagnose_run - gpulat diagnose */
 int diagnose_run(const struct gpulat_opts *o)
 {
 	double duration = o->has_duration ? o->duration_s :
 					    GPULAT_DIAGNOSE_SECONDS;
-	struct diag_tasks used = { 0 };
+	struct diag_tasks t0 = { 0 }, t1 = { 0 }, used = { 0 };
 	struct diag_result *r = NULL;
 	uint32_t major, minor;
+	bool have_t0, have_used;
 	struct watch w;
 	int fd, ret;
 
@@ -2028,11 +1944,19 @@ int diagnose_run(const struct gpulat_opts *o)
 	if (!o->json)
 		fprintf(stderr, "gpulat: watching every family for %.3gs...\n",
 			duration);
-	ret = diag_watch(fd, o, duration, &w, &used);
+	watch_stop_on_signal();
+	/* CPU time around the watch; a missing /proc only costs those users */
+	have_t0 = !diag_tasks_read(&t0);
+	ret = watch_run(fd, duration, 0, false, o->thresholds,
+			o->thresholds_set, &w, NULL, NULL, stderr);
+	have_used = !ret && have_t0 && !diag_tasks_read(&t1) &&
+		    !diag_tasks_delta(&t0, &t1, &used);
 	close(fd);
+	diag_tasks_free(&t0);
+	diag_tasks_free(&t1);
 	if (ret)
 		return ret;
-	ret = diag_analyze_tasks(&w, used.v ? &used : NULL, &r);
+	ret = diag_analyze_tasks(&w, have_used ? &used : NULL, &r);
 	if (ret) {
 		fprintf(stderr, "gpulat: diagnose: %s\n", strerror(-ret));
 		ret = GPULAT_EXIT_ERROR;
@@ -2045,6 +1969,6 @@ int diagnose_run(const struct gpulat_opts *o)
 	}
 	diag_free(r);
 	diag_tasks_free(&used);
-	diag_watch_free(&w);
+	watch_free(&w);
 	return ret;
 }
