@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpulat diagnose against loads with a known answer, in the VM: the tool
+ * itself (/gpulat/bin/gpulat diagnose -j) must rank the layer under load
+ * first.
+ *
+ * - Scheduler: two CPU hogs pinned to CPU 1, one of them named like a
+ *   cryptominer, and a nice-19 sleeper there that wakes every 2 ms (as in
+ *   sched_test.c).  The verdict is the scheduler, and its culprits name
+ *   both hogs by name and pid (from the outlier trace when the module has
+ *   it, else from their CPU time).
+ * - Storage: a null_blk disk that completes each request 100 ms after it
+ *   was issued (irqmode=2, as in block_test.c), read by four readers with
+ *   O_DIRECT.  The verdict is storage, and its evidence names the disk.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#define GPULAT		"/gpulat/bin/gpulat"
+#define SECONDS		"5"
+#define VICTIM_CPU	1
+#define NR_HOGS		2
+#define NULLB_CONFIGFS	"/sys/kernel/config/nullb"
+#define NULLB_NAME	"diagslow"
+#define SLOW_NS		100000000UL
+#define NR_READERS	4
+#define BLOCK_SIZE	4096
+#define NULLB_SIZE_MB	16
+
+static const char *const hog_names[NR_HOGS] = { "xmrig", "diaghog" };
+
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		_exit(90);
+}
+
+/* spawn - a child running @fn(@arg) under the name @comm until killed */
+static pid_t spawn(const char *comm, void (*fn)(const void *), const void *arg)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		prctl(PR_SET_NAME, comm, 0, 0, 0);
+		fn(arg);
+		_exit(0);
+	}
+	return pid;
+}
+
+static void stop(pid_t *pids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (pids[i] <= 0)
+			continue;
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+	}
+}
+
+static void hog(const void *arg)
+{
+	(void)arg;
+	pin_self(VICTIM_CPU);
+	for (;;)
+		;
+}
+
+static void sleeper(const void *arg)
+{
+	struct timespec ts = { 0, 2000000L };
+
+	(void)arg;
+	pin_self(VICTIM_CPU);
+	if (setpriority(PRIO_PROCESS, 0, 19))
+		_exit(91);
+	for (;;)
+		nanosleep(&ts, NULL);
+}
+
+/* diagnose - run the tool with @args; its output (malloc'd) or NULL */
+static char *diagnose(const char *args, int *status)
+{
+	char cmd[256], *out = NULL;
+	size_t len = 0, n;
+	char buf[4096];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), GPULAT " diagnose %s 2>&1", args);
+	p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0) {
+		char *o = realloc(out, len + n + 1);
+
+		if (!o)
+			break;
+		out = o;
+		memcpy(out + len, buf, n);
+		len += n;
+		out[len] = '\0';
+	}
+	*status = pclose(p);
+	return out;
+}
+
+/*
+ * layer_json - the object of layer @name in the JSON output: a copy of the
+ * text from its start to the next layer's (malloc'd), or NULL
+ */
+static char *layer_json(const char *json, const char *name)
+{
+	char key[64];
+	const char *a, *b;
+
+	snprintf(key, sizeof(key), "{\"layer\":\"%s\"", name);
+	a = strstr(json, key);
+	if (!a)
+		return NULL;
+	b = strstr(a + 1, "{\"layer\":\"");
+	return strndup(a, b ? (size_t)(b - a) : strlen(a));
+}
+
+TEST(scheduler_first_under_cpu_hogs)
+{
+	pid_t pids[NR_HOGS + 1] = { 0 };
+	char *json, *sched, *text, want[128];
+	int i, status = -1;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) <= VICTIM_CPU)
+		SKIP(return, "needs at least %d CPUs", VICTIM_CPU + 1);
+	for (i = 0; i < NR_HOGS; i++)
+		pids[i] = spawn(hog_names[i], hog, NULL);
+	pids[NR_HOGS] = spawn("victim", sleeper, NULL);
+	usleep(200000);		/* let them settle on the CPU */
+	json = diagnose("-d " SECONDS " -j", &status);
+	text = diagnose("-d 2", &status);
+	stop(pids, NR_HOGS + 1);
+	ASSERT_NE(NULL, json);
+	ASSERT_NE(NULL, text);
+	TH_LOG("%s", text);
+	TH_LOG("%s", json);
+	ASSERT_EQ(0, status);
+
+	EXPECT_NE(NULL, strstr(json, "\"abnormal\":true,\"verdict\":\"scheduler\""));
+	EXPECT_NE(NULL, strstr(json, "\"layers\":[{\"layer\":\"scheduler\",\"title\":\"scheduler (waits for a CPU)\",\"rank\":1,\"measured\":true,\"not_measured_because\":null,\"abnormal\":true"));
+	sched = layer_json(json, "scheduler");
+	ASSERT_NE(NULL, sched);
+	/* the evidence is CPU 1's waits */
+	EXPECT_NE(NULL, strstr(sched, "\"evidence\":[{\"series\":\"sched."));
+	EXPECT_NE(NULL, strstr(sched, "\"cpu\":1,"));
+	/* both hogs named, the miner flagged */
+	for (i = 0; i < NR_HOGS; i++) {
+		snprintf(want, sizeof(want), "{\"comm\":\"%s\",\"pid\":%d,",
+			 hog_names[i], pids[i]);
+		EXPECT_NE(NULL, strstr(sched, want)) TH_LOG("no %s", want);
+	}
+	EXPECT_NE(NULL, strstr(sched, "\"miner\":true"));
+	EXPECT_NE(NULL, strstr(sched, "kill -9"));
+	if (strstr(json, "\"trace\":true")) {
+		/* who held the CPU in the slow waits, straight from the trace */
+		snprintf(want, sizeof(want), "\"pid\":%d,\"tgid\":%d,\"source\":\"trace\"",
+			 pids[0], pids[0]);
+		EXPECT_NE(NULL, strstr(sched, want)) TH_LOG("no %s", want);
+	} else {
+		TH_LOG("no outlier trace in this module: culprits from CPU time");
+		EXPECT_NE(NULL, strstr(sched, "\"source\":\"cpu-time\""));
+	}
+	/* the text names them too */
+	snprintf(want, sizeof(want), "xmrig pid %d", pids[0]);
+	EXPECT_NE(NULL, strstr(text, want));
+	EXPECT_NE(NULL, strstr(text, "Verdict: most likely cause: the scheduler"));
+	free(sched);
+	free(json);
+	free(text);
+}
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -EIO;
+}
+
+static int nullb_attr(const char *attr, unsigned long val)
+{
+	char path[128], s[32];
+
+	snprintf(path, sizeof(path), NULLB_CONFIGFS "/" NULLB_NAME "/%s", attr);
+	snprintf(s, sizeof(s), "%lu", val);
+	return write_str(path, s);
+}
+
+/* nullb_create - the slow disk; its name in @name (newer kernels use ours) */
+static int nullb_create(char *name, size_t len)
+{
+	struct stat st;
+	char path[128];
+	int ret, fd;
+	ssize_t n;
+
+	if (stat(NULLB_CONFIGFS, &st) &&
+	    system("modprobe null_blk nr_devices=0 >/dev/null 2>&1"))
+		return -ENOENT;
+	if (mkdir(NULLB_CONFIGFS "/" NULLB_NAME, 0755))
+		return -errno;
+	ret = nullb_attr("size", NULLB_SIZE_MB);
+	if (!ret)
+		ret = nullb_attr("blocksize", BLOCK_SIZE);
+	if (!ret)
+		ret = nullb_attr("irqmode", 2);
+	if (!ret)
+		ret = nullb_attr("completion_nsec", SLOW_NS);
+	if (!ret)
+		ret = nullb_attr("hw_queue_depth", NR_READERS);
+	if (!ret)
+		ret = nullb_attr("power", 1);
+	if (ret)
+		return ret;
+	snprintf(name, len, NULLB_NAME);
+	if (stat("/sys/block/" NULLB_NAME, &st) == 0)
+		return 0;
+	fd = open(NULLB_CONFIGFS "/" NULLB_NAME "/index", O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, path, sizeof(path) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	path[n] = '\0';
+	snprintf(name, len, "nullb%lu", strtoul(path, NULL, 10));
+	return 0;
+}
+
+static void nullb_destroy(void)
+{
+	nullb_attr("power", 0);
+	rmdir(NULLB_CONFIGFS "/" NULLB_NAME);
+}
+
+/* reader - O_DIRECT reads of one block each, spread over the disk */
+static void reader(const void *arg)
+{
+	const unsigned long blocks = NULLB_SIZE_MB * (1048576 / BLOCK_SIZE);
+	char path[64];
+	unsigned long i = getpid();
+	void *buf;
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/%s", (const char *)arg);
+	fd = open(path, O_RDONLY | O_DIRECT);
+	if (fd < 0 || posix_memalign(&buf, BLOCK_SIZE, BLOCK_SIZE))
+		_exit(92);
+	for (;; i += 7919)
+		if (pread(fd, buf, BLOCK_SIZE,
+			  (off_t)(i % blocks) * BLOCK_SIZE) != BLOCK_SIZE)
+			_exit(93);
+}
+
+TEST(storage_first_under_slow_disk)
+{
+	pid_t pids[NR_READERS] = { 0 };
+	char name[32], want[96], *json, *storage;
+	int i, ret, status = -1;
+
+	ret = nullb_create(name, sizeof(name));
+	if (ret == -ENOENT) {
+		nullb_destroy();
+		SKIP(return, "no null_blk (vmrun --kmod null_blk)");
+	}
+	ASSERT_EQ(0, ret) nullb_destroy();
+	for (i = 0; i < NR_READERS; i++)
+		pids[i] = spawn("diagreader", reader, name);
+	usleep(200000);
+	json = diagnose("-d " SECONDS " -j", &status);
+	stop(pids, NR_READERS);
+	nullb_destroy();
+	ASSERT_NE(NULL, json);
+	TH_LOG("%s", json);
+	ASSERT_EQ(0, status);
+
+	EXPECT_NE(NULL, strstr(json, "\"abnormal\":true,\"verdict\":\"storage\""));
+	EXPECT_NE(NULL, strstr(json, "\"layers\":[{\"layer\":\"storage\""));
+	storage = layer_json(json, "storage");
+	ASSERT_NE(NULL, storage);
+	snprintf(want, sizeof(want),
+		 "{\"series\":\"block.read.device\",\"cpu\":null,\"key\":");
+	EXPECT_NE(NULL, strstr(storage, want));
+	snprintf(want, sizeof(want), "\"key_name\":\"%s\"", name);
+	EXPECT_NE(NULL, strstr(storage, want)) TH_LOG("no %s", want);
+	EXPECT_NE(NULL, strstr(storage, "iostat -x 1 10"));
+	free(storage);
+	free(json);
+}
+
+TEST_HARNESS_MAIN
