@@ -129,23 +129,40 @@ static __always_inline unsigned int block_op(const struct request *rq)
 	}
 }
 
-/* block_key_fill - name a new key once: the disk's name */
+/* block_key_fill - name a key after its disk (padded: see block_key()) */
 static void block_key_fill(struct gpulat_key *k, const void *arg)
 {
 	const struct gendisk *disk = arg;
 
-	strscpy(k->name, disk ? disk->disk_name : "none", sizeof(k->name));
+	strscpy_pad(k->name, disk ? disk->disk_name : "none", sizeof(k->name));
 }
 
-/* block_key - key index of @rq's disk, or BLOCK_NO_KEY when none is left */
+/* Bytes of a disk's name compared on each request. */
+#define BLOCK_NAME_CHECK	16
+
+/*
+ * block_key - key index of @rq's disk, or BLOCK_NO_KEY when none is left
+ *
+ * A disk that takes the dev_t of a removed one continues its series; the
+ * name (both zero padded) follows it, checked on its first bytes.
+ */
 static __always_inline u32 block_key(struct request *rq)
 {
 	struct gendisk *disk = gpulat_rq_disk(rq);
+	struct gpulat_key *k;
 	int idx;
 
+	BUILD_BUG_ON(sizeof(k->name) < BLOCK_NAME_CHECK ||
+		     sizeof(disk->disk_name) < BLOCK_NAME_CHECK);
 	idx = gpulat_key_get(&block_keyed, disk ? disk_devt(disk) : 0,
 			     block_key_fill, disk);
-	return idx < 0 ? BLOCK_NO_KEY : idx;
+	if (unlikely(idx < 0))
+		return BLOCK_NO_KEY;
+	k = &block_keyed.keys[idx];
+	if (disk && unlikely(memcmp(k->name, disk->disk_name,
+				    BLOCK_NAME_CHECK)))
+		block_key_fill(k, disk);
+	return idx;
 }
 
 /* block_file - file the interval from @ts to @now for @rq */

@@ -37,8 +37,15 @@ XID="NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=report_test, GPU has fallen off
 echo "$XID" >/dev/kmsg
 
 rm -rf /tmp/r /tmp/r.tar.gz /tmp/gpulat-report.*
+# Two CPU hogs: waits for a CPU pass 1 ms, so the trace has records.
+(while :; do :; done) &
+hog1=$!
+(while :; do :; done) &
+hog2=$!
 gpulat report -d 3 --interval 1 -t sched=1ms -o /tmp/r.tar.gz >/tmp/report.out 2>&1
 rc=$?
+kill $hog1 $hog2
+wait $hog1 $hog2 2>/dev/null
 sed 's/^/# /' /tmp/report.out
 check "gpulat report exits 0 and says what it wrote" \
 	grep -q "^wrote /tmp/r.tar.gz (" /tmp/report.out
