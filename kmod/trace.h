@@ -68,26 +68,29 @@ static __always_inline void gpulat_trace_switch(u64 now, pid_t pid)
 	s->pid = pid;
 }
 
+static __always_inline void gpulat_trace_span(struct gpulat_trace_span *ring,
+					      u32 *pos, u64 now, u64 ns)
+{
+	struct gpulat_trace_span *s = &ring[(*pos)++ & (GPULAT_TRACE_IRQS - 1)];
+
+	s->end = now;
+	s->ns = ns;
+}
+
 /* gpulat_trace_irq_span - a hard IRQ handler ran @ns until @now */
 static __always_inline void gpulat_trace_irq_span(u64 now, u64 ns)
 {
 	struct gpulat_trace_act *a = this_cpu_ptr(gpulat_trace_act);
-	struct gpulat_trace_span *s;
 
-	s = &a->irq[a->irq_pos++ & (GPULAT_TRACE_IRQS - 1)];
-	s->end = now;
-	s->ns = ns;
+	gpulat_trace_span(a->irq, &a->irq_pos, now, ns);
 }
 
 /* gpulat_trace_softirq_span - a softirq handler ran @ns until @now */
 static __always_inline void gpulat_trace_softirq_span(u64 now, u64 ns)
 {
 	struct gpulat_trace_act *a = this_cpu_ptr(gpulat_trace_act);
-	struct gpulat_trace_span *s;
 
-	s = &a->sirq[a->sirq_pos++ & (GPULAT_TRACE_IRQS - 1)];
-	s->end = now;
-	s->ns = ns;
+	gpulat_trace_span(a->sirq, &a->sirq_pos, now, ns);
 }
 
 /* How an outlier is recorded (flags of gpulat_trace_sample()). */
