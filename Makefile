@@ -45,7 +45,7 @@ guest: guest-user guest-tests
 
 guest-tests: $(GUEST_TESTS) $(GUEST_SCRIPTS)
 
-build/guest/tests/%: tests/kernel/%.c $(USER_LIB_STATIC) | user-selftest-check
+build/guest/tests/%: tests/kernel/%.c tests/kernel/vmtest.h $(USER_LIB_STATIC) | user-selftest-check
 	@mkdir -p $(@D)
 	$(USER_CC) -D_GNU_SOURCE $(USER_INC) $(USER_SELFTEST_FLAGS) $(USER_CFLAGS) \
 		-static -o $@ $< $(USER_LIB_STATIC) -lm

@@ -30,6 +30,7 @@
 #include "kselftest_harness.h"
 #include "gpulat_hist.h"
 #include "gpulat_user.h"
+#include "vmtest.h"
 
 #define NULLB_CONFIGFS	"/sys/kernel/config/nullb"
 #define NULLB_SIZE_MB	64
@@ -49,18 +50,6 @@ struct nullb {
 	char name[32];		/* disk name */
 	uint64_t key;		/* dev_t as the kernel encodes it */
 };
-
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -EIO;
-}
 
 static int read_str(const char *path, char *buf, size_t len)
 {

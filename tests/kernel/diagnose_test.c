@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "vmtest.h"
 
 #define GPULAT		"/gpulat/bin/gpulat"
 #define SECONDS		"5"
@@ -41,16 +42,6 @@
 #define NULLB_SIZE_MB	16
 
 static const char *const hog_names[NR_HOGS] = { "xmrig", "diaghog" };
-
-static void pin_self(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		_exit(90);
-}
 
 /* spawn - a child running @fn(@arg) under the name @comm until killed */
 static pid_t spawn(const char *comm, void (*fn)(const void *), const void *arg)
@@ -192,18 +183,6 @@ TEST(scheduler_first_under_cpu_hogs)
 	free(sched);
 	free(json);
 	free(text);
-}
-
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -EIO;
 }
 
 static int nullb_attr(const char *attr, unsigned long val)

@@ -21,21 +21,12 @@
 
 #include "kselftest_harness.h"
 #include "gpulat_user.h"
+#include "vmtest.h"
 
 #define VICTIM_CPU	1
 #define SLEEPS		150
 #define SLEEP_US	2000
 #define NR_HOGS		2
-
-static void pin_self(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		_exit(90);
-}
 
 static pid_t spawn_hog(int cpu)
 {

@@ -28,6 +28,7 @@
 
 #include "kselftest_harness.h"
 #include "gpulat_user.h"
+#include "vmtest.h"
 
 #define VICTIM_CPU	1
 #define SLEEP_US	2000
@@ -42,16 +43,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void pin_self(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		_exit(90);
 }
 
 static pid_t spawn(int cpu, const char *comm, int nice, long sleep_us)
