@@ -68,6 +68,8 @@ static u32 trace_mask;			/* slots per ring - 1 */
 static DEFINE_MUTEX(trace_lock);	/* readers, thresholds, allocation */
 static DECLARE_WAIT_QUEUE_HEAD(trace_wq);
 static atomic64_t trace_lost_total;
+/* when the histories began: the first reader since none (0: never) */
+static u64 trace_since;
 
 static unsigned int trace_ring = 64;
 module_param(trace_ring, uint, 0444);
@@ -211,9 +213,13 @@ static u64 trace_overlap(u64 a0, u64 a1, u64 b0, u64 b1)
 	return hi > lo ? hi - lo : 0;
 }
 
-/* trace_spans - handler time in [@start, @end]; false if history is short */
+/*
+ * trace_spans - handler time in [@start, @end]; false if the history does
+ * not reach back to @start.  Entries older than the current run of
+ * readers (@since) are left over from an earlier one: not history.
+ */
 static bool trace_spans(const struct gpulat_trace_span *s, u32 pos,
-			u64 start, u64 end, u64 *sum)
+			u64 since, u64 start, u64 end, u64 *sum)
 {
 	u32 i;
 
@@ -222,8 +228,10 @@ static bool trace_spans(const struct gpulat_trace_span *s, u32 pos,
 		const struct gpulat_trace_span *e;
 
 		if (i > pos)
-			return true;		/* all of it since the reader */
+			return start >= since;	/* all of it since then */
 		e = &s[(pos - i) & (GPULAT_TRACE_IRQS - 1)];
+		if (e->end < since)
+			return start >= since;
 		if (e->end < start)
 			return true;
 		*sum += trace_overlap(e->end - e->ns, e->end, start, end);
@@ -236,7 +244,8 @@ static bool trace_spans(const struct gpulat_trace_span *s, u32 pos,
  * history newest first; each task's share summed, the top ones named
  */
 static void trace_culprits(struct gpulat_rec_sample *s,
-			   struct gpulat_trace_act *a, u64 start, u64 end)
+			   struct gpulat_trace_act *a, u64 since, u64 start,
+			   u64 end)
 {
 	struct { s32 pid; u64 ns; } who[GPULAT_TRACE_SWITCHES];
 	unsigned int n = 0, i, j, k;
@@ -247,9 +256,15 @@ static void trace_culprits(struct gpulat_rec_sample *s,
 		const struct gpulat_trace_switch *e =
 			&a->sw[(a->sw_pos - i) & (GPULAT_TRACE_SWITCHES - 1)];
 
+		if (e->t < since)
+			break;		/* left from an earlier run of readers */
 		ns = trace_overlap(e->t, upto, start, end);
 		upto = e->t;
-		if (ns && e->pid) {
+		/*
+		 * not the idle task, nor the waiter itself (its own switch-in,
+		 * filed first by the sched probe, ends an nvidia wait)
+		 */
+		if (ns && e->pid && e->pid != s->pid) {
 			for (j = 0; j < n && who[j].pid != e->pid; j++)
 				;
 			if (j == n) {
@@ -295,7 +310,7 @@ void gpulat_trace_sample(u32 family, u32 series, u64 key, u64 end_ns,
 	struct gpulat_rec_sample *s = &rec.sample;
 	struct gpulat_trace_act *a;
 	unsigned long irqflags;
-	u64 start;
+	u64 start, since;
 
 	s->hdr.size = sizeof(*s);
 	s->hdr.type = GPULAT_REC_SAMPLE;
@@ -314,18 +329,19 @@ void gpulat_trace_sample(u32 family, u32 series, u64 key, u64 end_ns,
 		start = end_ns - latency_ns;
 		local_irq_save(irqflags);
 		a = this_cpu_ptr(gpulat_trace_act);
+		since = READ_ONCE(trace_since);
 		/* the histories: kept by these families' probes */
 		if (READ_ONCE(gpulat_sched_family.attached))
-			trace_culprits(s, a, start, end_ns);
+			trace_culprits(s, a, since, start, end_ns);
 		if (READ_ONCE(gpulat_irq_family.attached)) {
-			if (!trace_spans(a->irq, a->irq_pos, start, end_ns,
+			if (!trace_spans(a->irq, a->irq_pos, since, start, end_ns,
 					 &s->irq_ns))
 				s->flags |= GPULAT_REC_F_PARTIAL;
 			s->flags |= GPULAT_REC_F_IRQ_TIME;
 		}
 		if (READ_ONCE(gpulat_softirq_family.attached)) {
-			if (!trace_spans(a->sirq, a->sirq_pos, start, end_ns,
-					 &s->softirq_ns))
+			if (!trace_spans(a->sirq, a->sirq_pos, since, start,
+					 end_ns, &s->softirq_ns))
 				s->flags |= GPULAT_REC_F_PARTIAL;
 			s->flags |= GPULAT_REC_F_SOFTIRQ_TIME;
 		}
@@ -411,7 +427,14 @@ static ssize_t trace_fill(struct gpulat_reader *rd, char __user *buf,
 	int cpu, best;
 
 	for (;;) {
-		/* losses first: they happened before what is staged */
+		/* staging counts what the rings overwrote ... */
+		best = -1;
+		for_each_possible_cpu(cpu)
+			if (trace_stage(rd, cpu) &&
+			    (best < 0 || rd->staged[cpu].hdr.time_ns <
+					 rd->staged[best].hdr.time_ns))
+				best = cpu;
+		/* ... which happened before what is staged: reported first */
 		for_each_possible_cpu(cpu) {
 			if (!rd->lost[cpu])
 				continue;
@@ -428,12 +451,6 @@ static ssize_t trace_fill(struct gpulat_reader *rd, char __user *buf,
 			rd->lost[cpu] = 0;
 			done += sizeof(lost);
 		}
-		best = -1;
-		for_each_possible_cpu(cpu)
-			if (trace_stage(rd, cpu) &&
-			    (best < 0 || rd->staged[cpu].hdr.time_ns <
-					 rd->staged[best].hdr.time_ns))
-				best = cpu;
 		if (best < 0)
 			return done;
 		if (done + rd->staged[best].hdr.size > len)
@@ -476,15 +493,22 @@ static int trace_alloc(void)
 	}
 	for_each_possible_cpu(cpu)
 		init_irq_work(&per_cpu_ptr(rings, cpu)->wake, trace_wake);
-	gpulat_trace_act = act;
-	trace_rings = rings;
+	WRITE_ONCE(gpulat_trace_act, act);
+	WRITE_ONCE(trace_rings, rings);
+	/*
+	 * Probes run with preemption off: once every CPU has passed a
+	 * quiescent state, any probe that sees a reader (or an open gate)
+	 * also sees these pointers, on any architecture.
+	 */
+	synchronize_rcu();
 	return 0;
 }
 
 /* trace_reader - @file's reader state, made on its first read or poll */
 static struct gpulat_reader *trace_reader(struct file *file)
 {
-	struct gpulat_reader *rd = READ_ONCE(file->private_data);
+	/* pairs with the release below: rd is complete when seen */
+	struct gpulat_reader *rd = smp_load_acquire(&file->private_data);
 	int cpu, ret;
 
 	if (rd)
@@ -520,8 +544,10 @@ static struct gpulat_reader *trace_reader(struct file *file)
 		/* pairs with trace_put() */
 		rd->tail[cpu] = smp_load_acquire(&r->head);
 	}
-	/* the histories and rings exist before any probe is let in */
-	smp_store_release(&gpulat_trace_readers, gpulat_trace_readers + 1);
+	/* histories start now: what they hold from before is stale */
+	if (!gpulat_trace_readers)
+		WRITE_ONCE(trace_since, ktime_get_mono_fast_ns());
+	WRITE_ONCE(gpulat_trace_readers, gpulat_trace_readers + 1);
 	trace_gate_update();
 	/* rd complete before another thread of this file sees it */
 	smp_store_release(&file->private_data, rd);
@@ -571,7 +597,7 @@ void gpulat_trace_release(struct file *file)
 	mutex_lock(&trace_lock);
 	for_each_possible_cpu(cpu)
 		atomic64_add(rd->lost[cpu], &trace_lost_total);
-	gpulat_trace_readers--;
+	WRITE_ONCE(gpulat_trace_readers, gpulat_trace_readers - 1);
 	trace_gate_update();
 	mutex_unlock(&trace_lock);
 	trace_reader_free(rd);

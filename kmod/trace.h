@@ -52,6 +52,7 @@ static __always_inline bool gpulat_trace_over(u32 family, u64 ns)
 	return unlikely(ns >= READ_ONCE(gpulat_trace_gate[family]));
 }
 
+/* the histories are kept while somebody reads (see trace_alloc()) */
 static __always_inline bool gpulat_trace_on(void)
 {
 	return unlikely(READ_ONCE(gpulat_trace_readers));

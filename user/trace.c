@@ -133,6 +133,11 @@ void trace_print_text(FILE *f, const struct gl_trace_rec *r,
 	case GPULAT_REC_SAMPLE:
 		break;
 	case GPULAT_REC_EVENT:
+		if (r->u.event.event.type != GPULAT_EVENT_XID) {
+			fprintf(f, "event of unknown type %u\n",
+				r->u.event.event.type);
+			return;
+		}
 		fprintf(f, "Xid %u on %s\n", r->u.event.event.code,
 			units_printable(pr, sizeof(pr),
 					r->u.event.event.device));
@@ -208,7 +213,8 @@ void trace_print_json(FILE *f, const struct gl_trace_rec *r,
 		json_str(&j, "type", "sample");
 		break;
 	case GPULAT_REC_EVENT:
-		json_str(&j, "type", "xid");
+		json_str(&j, "type", r->u.event.event.type == GPULAT_EVENT_XID ?
+			 "xid" : "event");
 		break;
 	case GPULAT_REC_LOST:
 		json_str(&j, "type", "lost");
@@ -219,7 +225,11 @@ void trace_print_json(FILE *f, const struct gl_trace_rec *r,
 	}
 	json_u64(&j, "time_ns", r->time_ns);
 	json_u64(&j, "cpu", r->cpu);
-	if (r->type == GPULAT_REC_EVENT) {
+	if (r->type == GPULAT_REC_EVENT &&
+	    r->u.event.event.type != GPULAT_EVENT_XID) {
+		json_u64(&j, "event_type", r->u.event.event.type);
+		json_u64(&j, "code", r->u.event.event.code);
+	} else if (r->type == GPULAT_REC_EVENT) {
 		json_u64(&j, "xid", r->u.event.event.code);
 		json_str(&j, "device", r->u.event.event.device);
 	} else if (r->type == GPULAT_REC_LOST) {
@@ -277,6 +287,7 @@ struct trace_out {
 	int fd;
 	uint64_t samples, events;
 	time_t names_at;
+	bool write_failed;
 };
 
 /* trace_out_rec - print one record as it arrives */
@@ -304,7 +315,11 @@ static void trace_out_rec(const struct gl_trace_rec *r, void *arg)
 		trace_print_json(stdout, r, t->names);
 	else
 		trace_print_text(stdout, r, t->names);
-	fflush(stdout);
+	/* a closed pipe (gpulat trace | head): stop, thresholds put back */
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		t->write_failed = true;
+		watch_request_stop();
+	}
 }
 
 int trace_run(const struct gpulat_opts *o)
@@ -352,5 +367,10 @@ int trace_run(const struct gpulat_opts *o)
 	}
 	gl_snapshot_free(t.names);
 	close(fd);
+	if (!ret && t.write_failed) {
+		fprintf(stderr, "gpulat: writing the trace failed: %s\n",
+			strerror(errno));
+		ret = GPULAT_EXIT_ERROR;
+	}
 	return ret;
 }

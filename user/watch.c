@@ -19,6 +19,8 @@
 
 /* Longest sleep in poll(): how late a Ctrl-C or a deadline may be seen. */
 #define WATCH_TICK_MS	200
+/* read() calls per drain: a flood of records cannot hold the loop. */
+#define WATCH_DRAIN_READS	16
 
 static volatile sig_atomic_t watch_stop;
 
@@ -28,7 +30,11 @@ static void watch_on_signal(int sig)
 	watch_stop = 1;
 }
 
-/* watch_stop_on_signal - SIGINT and SIGTERM end the watch, not the tool */
+/*
+ * watch_stop_on_signal - SIGINT, SIGTERM and SIGHUP end the watch, not the
+ * tool, so that thresholds are put back; a closed pipe is seen as a write
+ * error (SIGPIPE ignored), which ends it too
+ */
 void watch_stop_on_signal(void)
 {
 	struct sigaction sa;
@@ -38,6 +44,14 @@ void watch_stop_on_signal(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* watch_request_stop - end the watch at its next step (output failed...) */
+void watch_request_stop(void)
+{
+	watch_stop = 1;
 }
 
 bool watch_stopped(void)
@@ -118,11 +132,18 @@ static int watch_drain(int fd, struct watch *w, bool keep,
 	static unsigned char buf[GL_TRACE_BUF];
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	struct gl_trace_rec r;
+	int ret, reads = 0;
 	size_t off;
 	ssize_t n;
-	int ret;
 
-	while (poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
+	while (!watch_stop && reads++ < WATCH_DRAIN_READS &&
+	       poll(&p, 1, 0) == 1) {
+		if (p.revents & (POLLERR | POLLNVAL)) {
+			fprintf(err, "gpulat: the trace cannot be read (out of memory in the module?)\n");
+			return -EIO;
+		}
+		if (!(p.revents & POLLIN))
+			return 0;
 		n = gl_trace_read(fd, buf, sizeof(buf));
 		if (n == -EAGAIN || n == -EINTR)
 			return 0;
@@ -175,15 +196,22 @@ static int watch_thresholds(int fd, struct watch *w, const uint64_t *given,
 	return 0;
 }
 
+/*
+ * watch_restore - put back the thresholds this watch changed, unless
+ * somebody changed them again meanwhile (another gpulat, a parameter
+ * write): the last writer's value stays
+ */
 static void watch_restore(int fd, const struct watch *w, uint64_t set,
 			  uint64_t *old)
 {
+	uint64_t now;
 	uint32_t f;
 
 	if (!w->trace_ok)
 		return;
 	for (f = 1; f < GPULAT_FAM_MAX; f++)
-		if (set & (1ULL << f))
+		if ((set & (1ULL << f)) &&
+		    !gl_threshold(fd, f, false, &now) && now == w->thresholds[f])
 			gl_threshold(fd, f, true, &old[f]);
 }
 
@@ -194,7 +222,7 @@ int watch_run(int fd, double duration_s, double interval_s,
 	      void *arg, FILE *err)
 {
 	uint64_t old[GPULAT_FAM_MAX] = { 0 };
-	bool keep = duration_s > 0;
+	bool keep = duration_s > 0 && !on_rec;
 	double t0, now, end, next;
 	struct gl_snapshot *s;
 	struct pollfd p;
@@ -238,7 +266,7 @@ int watch_run(int fd, double duration_s, double interval_s,
 		p.fd = fd;
 		p.events = w->trace_ok ? POLLIN : 0;
 		p.revents = 0;
-		if (poll(&p, 1, ms) > 0 && (p.revents & POLLIN) &&
+		if (poll(&p, 1, ms) > 0 && p.revents &&
 		    watch_drain(fd, w, keep, on_rec, arg, err)) {
 			ret = GPULAT_EXIT_ERROR;
 			goto out;

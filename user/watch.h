@@ -41,8 +41,10 @@ struct watch {
  * @interval_s when @keep_intervals), with the thresholds of @o (those
  * given on the command line; the module's own for the rest), put back
  * when done.  @on_rec, when not NULL, sees every record as it arrives.
- * @duration_s == 0 watches until a signal (watch_stop_on_signal()) and
- * keeps no records (only hands them on).  A module without the trace
+ * @duration_s == 0 watches until a signal (watch_stop_on_signal()).
+ * Records are kept in @w only when there is a duration and no @on_rec
+ * (which consumes them).  The thresholds set are put back at the end
+ * unless somebody changed them again meanwhile.  A module without the trace
  * (ABI < 1.2) is watched without records: trace_ok tells.
  * 0, or an exit code after a message on @err.
  */
@@ -55,6 +57,7 @@ void watch_free(struct watch *w);
 
 /* watch_stop_on_signal - SIGINT/SIGTERM end a watch early (and gpulat trace) */
 void watch_stop_on_signal(void);
+void watch_request_stop(void);
 bool watch_stopped(void);
 
 #endif /* _GPULAT_WATCH_H */
