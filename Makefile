@@ -102,7 +102,9 @@ check: setup
 	$(MAKE) bench-quick
 	@echo "check: all passed"
 
-# Overhead, deterministic (QEMU -icount): see Documentation/overhead.rst.
+# Overhead against floors and peers (QEMU -icount, wall clock, snapshot
+# time at 1-8 vCPUs): see Documentation/overhead.rst.  Results in
+# build/bench/results-FLAVOR.json.
 bench:
 	@set -e; for k in $(KERNELS); do scripts/bench --kernel $$k; done
 

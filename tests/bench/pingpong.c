@@ -6,13 +6,9 @@
  *
  *   pingpong [-c CPU] [-w WARMUP] [-H FILE] ROUNDS
  *
- * Prints one line:  rounds N ns T [hits H] preempted P
- * where T is the CLOCK_MONOTONIC time of the N timed round trips (after
- * WARMUP untimed ones, default 5000).  Under QEMU -icount shift=0 one guest
- * nanosecond is one guest instruction.  With -H, FILE (a gpulat debugfs
- * family file) is read just before and just after the timed loop, and H is
- * the growth of the sum of its "hits N" fields: the probe hits of exactly
- * the timed round trips (plus whatever else ran meanwhile).
+ * Prints one line (see bench.h):  units N ns T [hits H] preempted P
+ * for N timed round trips after WARMUP untimed ones (default 5000).  FILE
+ * is a gpulat debugfs family file or the folder of them.
  *
  * P counts the parent's involuntary context switches in the timed loop.  A
  * round trip in which the woken child preempts the parent is cheaper and
@@ -22,32 +18,10 @@
  * (near) zero: every timed round trip then takes the same path.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-static void die(const char *what)
-{
-	fprintf(stderr, "pingpong: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		die("sched_setaffinity");
-}
+#include "bench.h"
 
 static void xread(int fd, char *c)
 {
@@ -71,37 +45,6 @@ static void xwrite(int fd, char c)
 		die("write");
 }
 
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* sum_hits - sum of the numbers that follow "hits " in @path */
-static unsigned long long sum_hits(const char *path)
-{
-	static char buf[65536];
-	unsigned long long sum = 0;
-	ssize_t len = 0, n;
-	char *p;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		die(path);
-	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += n;
-	if (n < 0)
-		die(path);
-	close(fd);
-	buf[len] = 0;
-	for (p = buf; (p = strstr(p, " hits ")); p += 6)
-		sum += strtoull(p + 6, NULL, 10);
-	return sum;
-}
-
 /* rounds: round trips in the parent; the child answers until EOF */
 static void ping(int wr, int rd, unsigned long rounds)
 {
@@ -123,6 +66,7 @@ int main(int argc, char **argv)
 	pid_t pid;
 	char c;
 
+	bench_name = "pingpong";
 	while ((opt = getopt(argc, argv, "c:w:H:")) != -1) {
 		switch (opt) {
 		case 'c':
@@ -185,9 +129,7 @@ int main(int argc, char **argv)
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		die("child");
-	printf("rounds %lu ns %llu", rounds, t1 - t0);
-	if (hits)
-		printf(" hits %llu", h1 - h0);
+	bench_report(rounds, t1 - t0, hits, h1 - h0);
 	printf(" preempted %ld\n", r1.ru_nivcsw - r0.ru_nivcsw);
 	return 0;
 usage:

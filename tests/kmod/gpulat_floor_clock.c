@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Floor 2: probes on sched_wakeup, sched_wakeup_new and sched_switch that
- * read the clock gpulat uses (ktime_get_mono_fast_ns()) and bump a per-CPU
- * counter: the least any latency probe does.
+ * Floor 2: probes that read the clock gpulat uses
+ * (ktime_get_mono_fast_ns()) and bump a per-CPU counter, the least any
+ * latency probe does, on the tracepoints named by the parameter tps
+ * (default: sched_wakeup, sched_wakeup_new, sched_switch).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ktime.h>
 #include <linux/percpu.h>
-#include <linux/sched.h>
 #include <linux/timekeeping.h>
-
-#include "compat/gpulat_compat.h"
 
 static DEFINE_PER_CPU(u64, floor_hits);
 
@@ -21,17 +20,7 @@ static __always_inline void floor_hit(void)
 	this_cpu_inc(floor_hits);
 }
 
-static void floor_probe_wakeup(void *data, struct task_struct *p)
-{
-	floor_hit();
-}
-
-static void floor_probe_wakeup_new(void *data, struct task_struct *p)
-{
-	floor_hit();
-}
-
-static void floor_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
+static void floor_probe(void *data)
 {
 	floor_hit();
 }
@@ -56,5 +45,5 @@ static void __exit floor_clock_exit(void)
 
 module_init(floor_clock_init);
 module_exit(floor_clock_exit);
-MODULE_DESCRIPTION("gpulat benchmark floor: sched probes reading the clock");
+MODULE_DESCRIPTION("gpulat benchmark floor: probes reading the clock");
 MODULE_LICENSE("GPL");

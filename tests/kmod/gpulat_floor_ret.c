@@ -1,24 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Floor 1: probes on sched_wakeup, sched_wakeup_new and sched_switch that
- * only return.  What is left is the cost of a module probe being called at
- * all (tracepoint static key, iteration over the probe array, the call).
+ * Floor 1: probes that only return, on the tracepoints named by the
+ * parameter tps (default: sched_wakeup, sched_wakeup_new, sched_switch).
+ * What is left is the cost of a module probe being called at all
+ * (tracepoint static key, iteration over the probe array, the call).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/sched.h>
-
-#include "compat/gpulat_compat.h"
-
-static void floor_probe_wakeup(void *data, struct task_struct *p)
-{
-}
-
-static void floor_probe_wakeup_new(void *data, struct task_struct *p)
-{
-}
-
-static void floor_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
+static void floor_probe(void *data)
 {
 }
 
@@ -36,5 +25,5 @@ static void __exit floor_ret_exit(void)
 
 module_init(floor_ret_init);
 module_exit(floor_ret_exit);
-MODULE_DESCRIPTION("gpulat benchmark floor: sched probes that only return");
+MODULE_DESCRIPTION("gpulat benchmark floor: probes that only return");
 MODULE_LICENSE("GPL");
