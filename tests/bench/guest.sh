@@ -177,7 +177,6 @@ applies() {
 	softirq) [ "$2" = udp ] || [ "$2" = irq ] ;;
 	bpftrace) [ "$2" = pp ] || [ "$2" = hb ] || [ "$2" = blk ] ;;
 	ftrace) [ "$2" = pp ] || [ "$2" = hb ] ;;
-	trace_arrival) return 0 ;;
 	*) return 1 ;;
 	esac
 }
@@ -277,11 +276,6 @@ config_ok() {
 	ftrace)
 		[ -f $TR/synthetic_events ] ||
 			{ skip ftrace - "kernel without synthetic events (CONFIG_SYNTH_EVENTS)"; return 1; } ;;
-	trace_arrival)
-		# Outlier -> its record in `gpulat trace`: wire up once the trace
-		# ring (ABI 1.2, GPULAT_IOC_THRESHOLD) is on this branch.
-		skip trace_arrival - "needs gpulat trace (ABI 1.2)"
-		return 1 ;;
 	all) return 0 ;;
 	*)
 		for f in $FAMILIES; do
@@ -336,6 +330,10 @@ if [ "$mode" = snap ]; then
 	"$bin/pingpong" -w 100 500 >/dev/null
 	"$bin/hackbench" 5 >/dev/null
 	echo "BENCH snap $("$bin/snapbench" -n "$calls")" || fail "snapbench failed"
+	# outlier -> a trace reader: a hog and a sleeper on CPU 1, reader on 0
+	if [ "$(grep -c ^processor /proc/cpuinfo)" -ge 2 ]; then
+		"$bin/trace_delay" 3 || fail "trace_delay failed"
+	fi
 	rmmod gpulat
 	echo "BENCH done"
 	exit 0

@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 
 	fd = open(GPULAT_DEVICE_PATH, O_RDONLY);
 	if (fd < 0 || ioctl(fd, GPULAT_IOC_THRESHOLD, &thr)) {
-		printf("BENCH skip trace_delay %s\n", strerror(errno));
+		printf("BENCH skip trace_delay - %s\n", strerror(errno));
 		return 0;
 	}
 	old = 5000000;
@@ -132,7 +132,7 @@ int main(int argc, char **argv)
 	ioctl(fd, GPULAT_IOC_THRESHOLD, &thr);
 	close(fd);
 	if (!n) {
-		printf("BENCH skip trace_delay no records\n");
+		printf("BENCH skip trace_delay - no records\n");
 		return 0;
 	}
 	qsort(delays, n, sizeof(delays[0]), cmp);
