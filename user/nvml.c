@@ -18,7 +18,7 @@
 /* Not asked: the function is missing from the library. */
 #define NVML_NO_FN	(-1000)
 
-/* Clock event reasons (nvmlClocksEventReason*), bit by bit. */
+/* Clock event reasons (nvmlClocksEventReason*, NVML's nvml.h), bit by bit. */
 static const struct {
 	unsigned long long bit;
 	const char *name;
@@ -27,11 +27,11 @@ static const struct {
 	{ 0x2ULL,	"applications clocks setting" },
 	{ 0x4ULL,	"sw power cap" },
 	{ 0x8ULL,	"hw slowdown" },
-	{ 0x20ULL,	"sync boost" },
-	{ 0x40ULL,	"sw thermal" },
-	{ 0x80ULL,	"hw thermal" },
-	{ 0x100ULL,	"hw power brake" },
-	{ 0x200ULL,	"display clock setting" },
+	{ 0x10ULL,	"sync boost" },
+	{ 0x20ULL,	"sw thermal slowdown" },
+	{ 0x40ULL,	"hw thermal slowdown" },
+	{ 0x80ULL,	"hw power brake slowdown" },
+	{ 0x100ULL,	"display clock setting" },
 };
 
 /* nvml_reasons_text - the names of the bits set, unknown ones in hex */

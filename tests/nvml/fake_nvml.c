@@ -8,8 +8,8 @@
  *      (hw slowdown), PCIe gen 3 x8 of max gen 5 x16, persistence off,
  *      utilisation 97% / 41%, 12 PCIe replays
  *   1  "NVIDIA H100 80GB HBM3" 00000000:86:00.0, reasons 0x41 (gpu idle,
- *      sw thermal), gen 5 x16 of gen 5 x16, persistence on, 0% / 0%,
- *      replay counter not supported
+ *      hw thermal slowdown), gen 5 x16 of gen 5 x16, persistence on,
+ *      0% / 0%, replay counter not supported
  *
  * Built with -DFAKE_NVML_OLD it has only the names drivers before 535
  * had (nvmlDeviceGetCurrentClocksThrottleReasons) and no replay counter.

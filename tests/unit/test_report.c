@@ -598,7 +598,7 @@ TEST(nvml_double)
 	EXPECT_NE(NULL, strstr(t, "  pcie replays: 12\n"));
 	EXPECT_NE(NULL, strstr(t, "  persistence:  disabled"));
 	EXPECT_NE(NULL, strstr(t, "  utilisation:  gpu 97%, memory 41%\n"));
-	EXPECT_NE(NULL, strstr(t, "  clock events: 0x41 (gpu idle, sw thermal)\n"));
+	EXPECT_NE(NULL, strstr(t, "  clock events: 0x41 (gpu idle, hw thermal slowdown)\n"));
 	EXPECT_NE(NULL, strstr(t, "  pcie link:    gen 5 x16 of max gen 5 x16\n"));
 	EXPECT_NE(NULL, strstr(t, "  pcie replays: absent: not supported\n"));
 	EXPECT_NE(NULL, strstr(t, "  persistence:  enabled\n"));
@@ -671,10 +671,22 @@ TEST(nvml_reasons)
 	char buf[256];
 
 	EXPECT_STREQ("none", nvml_reasons_text(buf, sizeof(buf), 0));
-	EXPECT_STREQ("gpu idle, applications clocks setting, sw power cap, hw slowdown, sync boost, sw thermal, hw thermal, hw power brake, display clock setting",
-		     nvml_reasons_text(buf, sizeof(buf), 0x3ef));
-	EXPECT_STREQ("hw slowdown, unknown 0x10010",
-		     nvml_reasons_text(buf, sizeof(buf), 0x10018));
+	EXPECT_STREQ("gpu idle, applications clocks setting, sw power cap, hw slowdown, sync boost, sw thermal slowdown, hw thermal slowdown, hw power brake slowdown, display clock setting",
+		     nvml_reasons_text(buf, sizeof(buf), 0x1ff));
+	/* Each bit as NVML's nvml.h defines it. */
+	EXPECT_STREQ("sync boost", nvml_reasons_text(buf, sizeof(buf), 0x10));
+	EXPECT_STREQ("sw thermal slowdown",
+		     nvml_reasons_text(buf, sizeof(buf), 0x20));
+	EXPECT_STREQ("hw thermal slowdown",
+		     nvml_reasons_text(buf, sizeof(buf), 0x40));
+	EXPECT_STREQ("hw power brake slowdown",
+		     nvml_reasons_text(buf, sizeof(buf), 0x80));
+	EXPECT_STREQ("display clock setting",
+		     nvml_reasons_text(buf, sizeof(buf), 0x100));
+	EXPECT_STREQ("gpu idle, hw thermal slowdown",
+		     nvml_reasons_text(buf, sizeof(buf), 0x41));
+	EXPECT_STREQ("hw slowdown, unknown 0x10200",
+		     nvml_reasons_text(buf, sizeof(buf), 0x10208));
 	EXPECT_STREQ("hw s", nvml_reasons_text(buf, 5, 0x8));
 }
 
