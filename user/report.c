@@ -521,7 +521,7 @@ static int report_open(struct report *r)
 /* report_run - gpulat report */
 int report_run(const struct gpulat_opts *o)
 {
-	char err[512], dir[PATH_MAX + 256];
+	char err[512], dir[PATH_MAX + 256], *part = NULL;
 	struct report *r;
 	const char *tmpdir;
 	int fd, ret = GPULAT_EXIT_ERROR;
@@ -584,9 +584,25 @@ int report_run(const struct gpulat_opts *o)
 		close(fd);
 	if (ret)
 		goto out;
-	if (bundle_pack(r->tmp, r->top, r->out, err, sizeof(err))) {
+	/*
+	 * tar writes a name of its own next to the archive, renamed over it
+	 * when whole: a failure leaves a file given with -o as it was.
+	 */
+	if (asprintf(&part, "%s.tmp.%d", r->out, (int)getpid()) < 0) {
+		part = NULL;
+		fprintf(stderr, "gpulat: out of memory\n");
+		goto out;
+	}
+	if (bundle_pack(r->tmp, r->top, part, err, sizeof(err))) {
 		fprintf(stderr, "gpulat: %s\n", err);
-		unlink(r->out);
+		unlink(part);
+		ret = GPULAT_EXIT_ERROR;
+		goto out;
+	}
+	if (rename(part, r->out)) {
+		fprintf(stderr, "gpulat: cannot rename %s to %s: %s\n", part,
+			r->out, strerror(errno));
+		unlink(part);
 		ret = GPULAT_EXIT_ERROR;
 		goto out;
 	}
@@ -607,6 +623,7 @@ out:
 	diag_tasks_free(&r->used);
 	hostfacts_free(&r->hf);
 	bundle_free(&r->b);
+	free(part);
 	free(r->out);
 	free(r);
 	return ret;

@@ -747,7 +747,7 @@ TEST_F(host, tool_report)
 TEST_F(host, tool_report_errors)
 {
 	const char *bin = getenv("GPULAT_BIN");
-	char path[PATH_MAX];
+	char path[PATH_MAX], out[PATH_MAX + 16];
 	char *s;
 
 	if (!bin)
@@ -770,8 +770,30 @@ TEST_F(host, tool_report_errors)
 	EXPECT_STREQ("gpulat: tar is not installed or not in PATH; the report is a .tar.gz made by tar\n",
 		     s);
 	free(s);
-	snprintf(path, sizeof(path), "%s/r.tar.gz", self->out);
-	EXPECT_NE(0, access(path, F_OK));
+	snprintf(out, sizeof(out), "%s/r.tar.gz", self->out);
+	EXPECT_NE(0, access(out, F_OK));
+
+	/*
+	 * tar fails after writing part of the archive: a file already at
+	 * the -o name is left as it was, and the partial one is removed.
+	 */
+	put(self->root, "bin/tar",
+	    "#!/bin/sh\n"
+	    "while [ $# -gt 0 ]; do\n"
+	    "  if [ \"$1\" = -czf ]; then echo partial >\"$2\"; fi; shift\n"
+	    "done\n"
+	    "exit 2\n");
+	ASSERT_EQ(0, sh("chmod +x %s/bin/tar && echo keep me >%s/r.tar.gz",
+			self->root, self->out));
+	EXPECT_EQ(1, sh("cd %s && PATH=%s/bin:$PATH GPULAT_SYSROOT=%s GPULAT_NVML_LIB=/nonexistent %s report -d 0.1 --interval 0.1 -o r.tar.gz >/dev/null 2>%s/err",
+			self->out, self->root, self->root, bin, self->root));
+	expect_in(self->root, "err", "failed with status 2");
+	s = slurp(self->out, "r.tar.gz");
+	ASSERT_NE(NULL, s);
+	EXPECT_STREQ("keep me\n", s);
+	free(s);
+	EXPECT_EQ(0, sh("ls %s | grep -c tmp >/dev/null; test $? = 1",
+			self->out));
 }
 
 TEST_HARNESS_MAIN
