@@ -10,10 +10,15 @@
  * gpulat.ko) is stated as absent in its file and in the MANIFEST; only a
  * failure to write the report is an error.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -362,28 +367,295 @@ static int report_diagnosis(struct report *r)
 	return r->b.err;
 }
 
+/*
+ * NVML is asked in a child process.  nvmlInit and the queries can block
+ * for a long time on a GPU that fell off the bus (exactly when a report
+ * is wanted), or crash inside the vendor library; the child gets
+ * REPORT_NVML_SECONDS ($GPULAT_NVML_TIMEOUT) to answer, then is killed.
+ */
+#define REPORT_NVML_SECONDS	10.0
+#define REPORT_NVML_MAGIC	0x4e564d4cU	/* "NVML" */
+
+/* What the child sends: this, then @len bytes of nvml.txt. */
+struct report_nvml_head {
+	uint32_t magic;
+	uint32_t present;
+	uint32_t len;
+	char absent[512];
+};
+
+/* report_nvml_timeout - $GPULAT_NVML_TIMEOUT seconds, else the default */
+static double report_nvml_timeout(void)
+{
+	const char *s = getenv("GPULAT_NVML_TIMEOUT");
+	char *end;
+	double v;
+
+	if (!s || !s[0])
+		return REPORT_NVML_SECONDS;
+	v = strtod(s, &end);
+	if (*end || !(v > 0) || v > 3600)
+		return REPORT_NVML_SECONDS;
+	return v;
+}
+
+static double report_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int report_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * report_nvml_child - in the child: ask NVML and send the answer on @fd.
+ * The descriptors of the report (the device, its files) are closed first,
+ * so a child stuck in the driver holds none of them.
+ */
+static void __attribute__((noreturn)) report_nvml_child(int fd)
+{
+	struct report_nvml_head h;
+	struct nvml_info *n;
+	char *text = NULL;
+	size_t len = 0;
+	struct dirent *e;
+	FILE *f;
+	DIR *d;
+
+	d = opendir("/proc/self/fd");
+	while (d && (e = readdir(d))) {
+		int o = atoi(e->d_name);
+
+		if (o > 2 && o != fd && o != dirfd(d))
+			close(o);
+	}
+	if (d)
+		closedir(d);
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		_exit(3);
+	nvml_collect(n);
+	f = open_memstream(&text, &len);
+	if (!f)
+		_exit(3);
+	nvml_print_text(f, n);
+	if (fclose(f) || len > UINT32_MAX)
+		_exit(3);
+	memset(&h, 0, sizeof(h));
+	h.magic = REPORT_NVML_MAGIC;
+	h.present = n->present;
+	h.len = (uint32_t)len;
+	snprintf(h.absent, sizeof(h.absent), "%s", n->absent);
+	if (report_write_all(fd, &h, sizeof(h)) ||
+	    report_write_all(fd, text, len))
+		_exit(4);
+	close(fd);
+	/* Answered: a hang or a crash in nvmlShutdown costs nothing now. */
+	nvml_close(n);
+	_exit(0);
+}
+
+/*
+ * report_reap - wait for child @pid for at most @wait_s; true when it
+ * ended (its status in *@status).  A process stuck in the kernel does
+ * not die even of SIGKILL: it is left behind rather than waited for.
+ */
+static bool report_reap(pid_t pid, int *status, double wait_s)
+{
+	double until = report_now() + wait_s;
+	struct timespec step = { 0, 10 * 1000 * 1000 };
+	pid_t ret;
+
+	for (;;) {
+		ret = waitpid(pid, status, WNOHANG);
+		if (ret == pid)
+			return true;
+		if (ret < 0 && errno != EINTR)
+			return false;
+		if (report_now() >= until)
+			return false;
+		nanosleep(&step, NULL);
+	}
+}
+
+/*
+ * report_nvml_ask - nvml.txt as a child process writes it, within
+ * @timeout_s: 0 with the text in *@text (malloc'd) and the child's
+ * header in @h; else -1 with why not in @why
+ */
+static int report_nvml_ask(double timeout_s, struct report_nvml_head *h,
+			   char **text, char *why, size_t whylen)
+{
+	double until = report_now() + timeout_s;
+	char *buf = NULL, *nb;
+	size_t len = 0, cap = 0, need = sizeof(*h);
+	bool head = false, done = false, eof = false, timed_out = false;
+	bool reaped;
+	int pfd[2], status = 0, ret = -1;
+	pid_t pid;
+
+	*text = NULL;
+	if (pipe2(pfd, O_CLOEXEC)) {
+		snprintf(why, whylen, "cannot ask NVML: pipe: %s",
+			 strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, whylen, "cannot ask NVML: fork: %s",
+			 strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (!pid) {
+		close(pfd[0]);
+		report_nvml_child(pfd[1]);
+	}
+	close(pfd[1]);
+	while (!done && !eof) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		double left = until - report_now();
+		ssize_t n;
+		int pr;
+
+		if (left <= 0) {
+			timed_out = true;
+			break;
+		}
+		pr = poll(&p, 1, (int)(left * 1000) + 1);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0) {
+			snprintf(why, whylen, "cannot ask NVML: poll: %s",
+				 strerror(errno));
+			break;
+		}
+		if (!pr)
+			continue;	/* the deadline is checked above */
+		if (len == cap) {
+			cap = cap ? 2 * cap : 16384;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				snprintf(why, whylen, "out of memory");
+				break;
+			}
+			buf = nb;
+		}
+		n = read(pfd[0], buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			eof = true;
+			break;
+		}
+		len += n;
+		if (!head && len >= sizeof(*h)) {
+			memcpy(h, buf, sizeof(*h));
+			if (h->magic != REPORT_NVML_MAGIC) {
+				snprintf(why, whylen,
+					 "the process asking NVML sent garbage");
+				break;
+			}
+			head = true;
+			need += h->len;
+		}
+		done = head && len >= need;
+	}
+	close(pfd[0]);
+	if (done) {
+		/* The answer is in: give the child what is left to finish. */
+		reaped = report_reap(pid, &status, until - report_now());
+		if (!reaped) {
+			kill(pid, SIGKILL);
+			report_reap(pid, &status, 1);
+		}
+		*text = malloc(h->len + 1);
+		if (*text) {
+			memcpy(*text, buf + sizeof(*h), h->len);
+			(*text)[h->len] = '\0';
+			h->absent[sizeof(h->absent) - 1] = '\0';
+			ret = 0;
+		} else {
+			snprintf(why, whylen, "out of memory");
+		}
+		free(buf);
+		return ret;
+	}
+	free(buf);
+	if (!eof) {
+		/* Timed out, or gave up reading: stop the child. */
+		kill(pid, SIGKILL);
+		reaped = report_reap(pid, &status, 1);
+		if (timed_out)
+			snprintf(why, whylen,
+				 "NVML did not answer within %g s (the process asking it, pid %d, was killed%s)",
+				 timeout_s, (int)pid,
+				 reaped ? "" : "; it is stuck in the kernel");
+		return -1;
+	}
+	/* The pipe closed without a whole answer: the child ended. */
+	reaped = report_reap(pid, &status, until - report_now() > 1 ?
+			     until - report_now() : 1);
+	if (!reaped) {
+		kill(pid, SIGKILL);
+		reaped = report_reap(pid, &status, 1);
+	}
+	if (reaped && WIFSIGNALED(status))
+		snprintf(why, whylen,
+			 "NVML crashed the process asking it: signal %d (%s)",
+			 WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else if (reaped && WIFEXITED(status) && WEXITSTATUS(status))
+		snprintf(why, whylen,
+			 "the process asking NVML ended with status %d before answering",
+			 WEXITSTATUS(status));
+	else
+		snprintf(why, whylen,
+			 "the process asking NVML ended before answering");
+	return -1;
+}
+
 static int report_nvml(struct report *r)
 {
 	static const char path[] = "host/nvml.txt";
-	struct nvml_info *n;
+	const char *lib = getenv("GPULAT_NVML_LIB");
+	struct report_nvml_head h;
+	char why[640], *text = NULL;
 	FILE *f;
 
-	n = malloc(sizeof(*n));
-	if (!n) {
-		bundle_fail(&r->b, -ENOMEM, "out of memory");
-		return -ENOMEM;
-	}
 	f = bundle_create(&r->b, path,
 			  "GPU state through NVML: clock event reasons, PCIe link, persistence, utilisation");
-	if (f) {
-		nvml_collect(n);
-		nvml_print_text(f, n);
-		if (!n->present)
-			bundle_absent(&r->b, path, "%s", n->absent);
-		nvml_close(n);
-		bundle_close(&r->b, f, path);
+	if (!f)
+		return r->b.err;
+	if (!report_nvml_ask(report_nvml_timeout(), &h, &text, why,
+			     sizeof(why))) {
+		fputs(text, f);
+		if (!h.present)
+			bundle_absent(&r->b, path, "%s", h.absent);
+	} else {
+		fprintf(f, "library:      %s\nabsent: %s\n",
+			lib && lib[0] ? lib : NVML_SONAME, why);
+		bundle_absent(&r->b, path, "%s", why);
 	}
-	free(n);
+	free(text);
+	bundle_close(&r->b, f, path);
 	return r->b.err;
 }
 

@@ -13,11 +13,14 @@
  *
  * Built with -DFAKE_NVML_OLD it has only the names drivers before 535
  * had (nvmlDeviceGetCurrentClocksThrottleReasons) and no replay counter.
- * $FAKE_NVML_INIT_FAIL=N makes nvmlInit_v2 return N.
+ * $FAKE_NVML_INIT_FAIL=N makes nvmlInit_v2 return N; $FAKE_NVML_INIT_HANG
+ * makes it never return (a GPU fallen off the bus), $FAKE_NVML_INIT_CRASH
+ * makes it abort the process.
  * fake_nvml_inits()/fake_nvml_shutdowns() count the calls.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nvml.h"
 
@@ -66,6 +69,11 @@ nvmlReturn_t nvmlInit_v2(void)
 	const char *fail = getenv("FAKE_NVML_INIT_FAIL");
 
 	fake_inits++;
+	if (getenv("FAKE_NVML_INIT_HANG"))
+		for (;;)
+			pause();
+	if (getenv("FAKE_NVML_INIT_CRASH"))
+		abort();
 	if (fail && atoi(fail))
 		return atoi(fail);
 	fake_live++;

@@ -744,6 +744,56 @@ TEST_F(host, tool_report)
 	EXPECT_EQ(0, sh("rmdir %s/tmp", self->root));
 }
 
+/*
+ * NVML is asked in a child process with a time limit: one that hangs in
+ * nvmlInit (a GPU fallen off the bus) is killed when the time is up, one
+ * that crashes the process is stated; the rest of the report comes.
+ */
+TEST_F(host, tool_report_nvml_stuck)
+{
+	const char *bin = getenv("GPULAT_BIN");
+	char lib[PATH_MAX], path[PATH_MAX], *s;
+	static const struct {
+		const char *env, *says;
+	} cases[] = {
+		{ "FAKE_NVML_INIT_HANG=1",
+		  "absent: NVML did not answer within 0.5 s (the process asking it, pid " },
+		{ "FAKE_NVML_INIT_CRASH=1",
+		  "absent: NVML crashed the process asking it: signal 6 (" },
+	};
+	size_t i;
+	int rc;
+
+	if (!bin)
+		bin = "build/unit/gpulat";
+	if (bin[0] != '/' && realpath(bin, path))
+		bin = path;
+	ASSERT_NE(NULL, double_path(lib, sizeof(lib), "nvml"));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char top[PATH_MAX + 64], want[PATH_MAX + 256];
+
+		rc = sh("rm -rf %s/x && mkdir %s/x && cd %s/x && %s GPULAT_NVML_TIMEOUT=0.5 GPULAT_SYSROOT=%s GPULAT_NVML_LIB=%s %s report -d 0.1 --interval 0.1 -o r.tar.gz >%s/stdout 2>%s/stderr && tar -xzf r.tar.gz && ls -d gpulat-report-*-*-* >%s/top",
+			self->out, self->out, self->out, cases[i].env,
+			self->root, lib, bin, self->root, self->root,
+			self->root);
+		s = slurp(self->root, "stderr");
+		ASSERT_EQ(0, rc) TH_LOG("%s: %s", cases[i].env, s ? s : "");
+		free(s);
+		s = slurp(self->root, "top");
+		ASSERT_NE(NULL, s);
+		s[strcspn(s, "\n")] = '\0';
+		snprintf(top, sizeof(top), "%s/x/%s", self->out, s);
+		free(s);
+		snprintf(want, sizeof(want), "library:      %s\n%s", lib,
+			 cases[i].says);
+		expect_in(top, "host/nvml.txt", want);
+		snprintf(want, sizeof(want), "absent: host/nvml.txt: %s",
+			 cases[i].says + strlen("absent: "));
+		expect_in(top, "MANIFEST", want);
+		expect_in(top, "host/irq.txt", "effective_affinity:  2\n");
+	}
+}
+
 TEST_F(host, tool_report_errors)
 {
 	const char *bin = getenv("GPULAT_BIN");
