@@ -1136,6 +1136,20 @@ void hostfacts_free(struct hostfacts *h)
 	memset(h, 0, sizeof(*h));
 }
 
+/*
+ * hf_count_delta - @now - @then of a counter; a counter that went down
+ * restarted meanwhile (the NVIDIA driver frees its IRQs when the last
+ * client closes and requests them again, from 0, at the next open): then
+ * its current value, the count since it restarted, and *@reset is set
+ */
+static uint64_t hf_count_delta(uint64_t now, uint64_t then, bool *reset)
+{
+	if (now >= then)
+		return now - then;
+	*reset = true;
+	return now;
+}
+
 /* hf_irq_counts - interrupts per CPU in the window, "CPU 3: 120, CPU 5: 7" */
 static void hf_irq_counts(FILE *f, const struct hf_interrupts *in,
 			  const struct hf_irq_line *now,
@@ -1143,22 +1157,29 @@ static void hf_irq_counts(FILE *f, const struct hf_interrupts *in,
 {
 	uint64_t d, sum = 0;
 	unsigned int c;
-	bool any = false;
+	bool any = false, reset = false, r;
 
 	for (c = 0; c < in->nr_cols; c++)
-		sum += now->counts[c] - (then ? then->counts[c] : 0);
-	fprintf(f, "  in the window:       %llu", (unsigned long long)sum);
+		sum += hf_count_delta(now->counts[c],
+				      then ? then->counts[c] : 0, &reset);
+	fprintf(f, "  in the window:       %llu%s", (unsigned long long)sum,
+		reset ? " (counter reset)" : "");
 	if (!then)
 		fprintf(f, " (since boot: no start to compare with)");
 	for (c = 0; c < in->nr_cols; c++) {
-		d = now->counts[c] - (then ? then->counts[c] : 0);
-		if (!d)
+		r = false;
+		d = hf_count_delta(now->counts[c], then ? then->counts[c] : 0,
+				   &r);
+		if (!d && !r)
 			continue;
-		fprintf(f, "%sCPU %u: %llu", any ? ", " : " (", in->cpu[c],
-			(unsigned long long)d);
+		fprintf(f, "%sCPU %u: %llu%s", any ? ", " : " (", in->cpu[c],
+			(unsigned long long)d, r ? " since reset" : "");
 		any = true;
 	}
 	fprintf(f, "%s\n", any ? ")" : "");
+	if (reset)
+		fprintf(f, "  %-20s a count went down: the IRQ was freed and requested again (the driver does so when its last client closes); counted from 0 since\n",
+			"counter reset:");
 }
 
 /* hf_irq_aff - one affinity file of IRQ @irq, or "absent: why" */
@@ -1354,6 +1375,7 @@ static void hf_cpu_idle(FILE *f, struct hostfacts *h, const unsigned int *cpus,
 {
 	struct hf_idle_usage *now = NULL;
 	uint64_t dis[HF_MASK_WORDS], entries;
+	bool reset;
 	char name[64], lat[32], res[32], list[1024], path[128], val[32];
 	size_t nr_now = 0, i, j;
 	unsigned int s;
@@ -1395,16 +1417,20 @@ static void hf_cpu_idle(FILE *f, struct hostfacts *h, const unsigned int *cpus,
 				dis[cpus[i] / 64] |= 1ULL << (cpus[i] % 64);
 		hf_cpulist_format(list, sizeof(list), dis);
 		entries = 0;
+		reset = false;
 		for (i = 0; i < nr_now; i++) {
 			if (now[i].state != s)
 				continue;
 			for (j = 0; j < h->nr_idle; j++)
 				if (h->idle[j].cpu == now[i].cpu &&
 				    h->idle[j].state == s)
-					entries += now[i].usage - h->idle[j].usage;
+					entries += hf_count_delta(now[i].usage,
+								  h->idle[j].usage,
+								  &reset);
 		}
-		fprintf(f, "%-6u %-16s %12s %14s  %-16s %llu\n", s, name, lat,
-			res, list[0] ? list : "-", (unsigned long long)entries);
+		fprintf(f, "%-6u %-16s %12s %14s  %-16s %llu%s\n", s, name, lat,
+			res, list[0] ? list : "-", (unsigned long long)entries,
+			reset ? " (counter reset)" : "");
 	}
 	free(now);
 }

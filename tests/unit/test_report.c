@@ -457,6 +457,48 @@ TEST_F(host, files)
 	bundle_free(&b);
 }
 
+/*
+ * Counters that went down in the window restarted (the NVIDIA driver frees
+ * its IRQs when the last client closes and requests them again from 0):
+ * the current value is shown, marked, never an underflowed difference.
+ */
+TEST_F(host, counters_reset)
+{
+	char dir[PATH_MAX], *s;
+	struct hostfacts h;
+	struct bundle b;
+
+	snprintf(dir, sizeof(dir), "%s/top", self->out);
+	ASSERT_EQ(0, bundle_init(&b, dir));
+	ASSERT_EQ(0, hostfacts_start(&h, self->root, &b));
+	/* The IRQ restarted: 40 on CPU 2 since; CPU 1 went on from 5. */
+	put(self->root, "proc/interrupts",
+	    "           CPU0       CPU1       CPU2       CPU3\n"
+	    "  0:         35          0          0          0   IO-APIC   2-edge      timer\n"
+	    "134:          0          7         40          0  IR-PCI-MSI-0000:3b:00.0    0-edge      nvidia\n");
+	/* CPU 1's C6 counter restarted: 30 entries since; the rest none. */
+	put(self->root, CPU "cpu1/cpuidle/state1/usage", "30\n");
+	ASSERT_EQ(0, hostfacts_end(&h, &b));
+	hostfacts_free(&h);
+	ASSERT_EQ(0, b.err);
+
+	expect_in(dir, "host/irq.txt",
+		  "in the window:       42 (counter reset) (CPU 1: 2, CPU 2: 40 since reset)\n");
+	expect_in(dir, "host/irq.txt", "  counter reset:       a count went down");
+	expect_in(dir, "host/cpu.txt",
+		  "170              -  3                30 (counter reset)\n");
+	expect_in(dir, "host/cpu.txt", "0              -  -                0\n");
+	s = slurp(dir, "host/irq.txt");
+	ASSERT_NE(NULL, s);
+	EXPECT_EQ(NULL, strstr(s, "18446744"));	/* no underflow */
+	free(s);
+	s = slurp(dir, "host/cpu.txt");
+	ASSERT_NE(NULL, s);
+	EXPECT_EQ(NULL, strstr(s, "18446744"));
+	free(s);
+	bundle_free(&b);
+}
+
 /* Nothing of an NVIDIA host: every source is stated as absent. */
 TEST_F(host, all_absent)
 {
