@@ -15,10 +15,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "diagnose.h"
@@ -43,8 +45,15 @@
 #define DIAG_TRACE_SHARE	0.10
 /* ... and in this share, worth listing. */
 #define DIAG_TRACE_LIST		0.02
-/* CPUs whose waits are within this fraction of the worst are "slow". */
-#define DIAG_CPU_NEAR		0.10
+/* CPUs with at least this fraction of the worst CPU's waits are "slow" ... */
+#define DIAG_CPU_SLOW		0.10
+/*
+ * ... and tasks wait on every CPU alike when at least three quarters of
+ * the CPUs have at least this fraction of the worst CPU's.
+ */
+#define DIAG_CPU_ALIKE		0.50
+/* A CPU number beyond any kernel's NR_CPUS (8192): not a CPU. */
+#define DIAG_MAX_CPUS		65536
 
 #define DIAG_MAX_EVIDENCE	3
 #define DIAG_MAX_CULPRITS	3
@@ -100,7 +109,7 @@ struct diag_proc {
 	char comm[GPULAT_COMM_LEN];
 	uint64_t ns;
 	uint64_t count;
-	uint64_t cpus;
+	struct diag_cpuset cpus;
 };
 
 struct diag_procs {
@@ -147,7 +156,9 @@ struct diag_result {
 	bool trace_ok, interrupted, has_tasks;
 	uint64_t trace_lost;
 	size_t nr_trace;
-	uint32_t nr_cpus;	/* CPUs with sched series */
+	struct diag_cpuset slow;	/* CPUs with slow waits */
+	size_t nr_slow;
+	bool alike;		/* tasks wait on every CPU alike */
 	struct diag_item *items;
 	size_t nr_items;
 	struct diag_layer_res layer[DIAG_NR_LAYERS];
@@ -375,7 +386,107 @@ static double diag_weighted(const struct diag_item *it)
 	return it->excess * it->weight / 100.0;
 }
 
+/* --- CPU sets ---------------------------------------------------------- */
+
+/* diag_cpuset_add - put @cpu in @s; 0 or -ENOMEM (a number past any CPU: 0) */
+static int diag_cpuset_add(struct diag_cpuset *s, uint32_t cpu)
+{
+	size_t need = cpu / 64 + 1;
+
+	if (cpu >= DIAG_MAX_CPUS)
+		return 0;
+	if (need > s->nr_words) {
+		uint64_t *w = realloc(s->w, need * sizeof(*w));
+
+		if (!w)
+			return -ENOMEM;
+		memset(w + s->nr_words, 0, (need - s->nr_words) * sizeof(*w));
+		s->w = w;
+		s->nr_words = need;
+	}
+	s->w[cpu / 64] |= 1ULL << (cpu % 64);
+	return 0;
+}
+
+static void diag_cpuset_free(struct diag_cpuset *s)
+{
+	free(s->w);
+	s->w = NULL;
+	s->nr_words = 0;
+}
+
+/* diag_cpuset_copy - @d (empty) becomes a copy of @s; 0 or -ENOMEM */
+static int diag_cpuset_copy(struct diag_cpuset *d, const struct diag_cpuset *s)
+{
+	d->w = NULL;
+	d->nr_words = 0;
+	if (!s->nr_words)
+		return 0;
+	d->w = malloc(s->nr_words * sizeof(*d->w));
+	if (!d->w)
+		return -ENOMEM;
+	memcpy(d->w, s->w, s->nr_words * sizeof(*d->w));
+	d->nr_words = s->nr_words;
+	return 0;
+}
+
+/* diag_cpuset_meets - whether @a and @b have a CPU in common */
+static bool diag_cpuset_meets(const struct diag_cpuset *a,
+			      const struct diag_cpuset *b)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr_words && i < b->nr_words; i++)
+		if (a->w[i] & b->w[i])
+			return true;
+	return false;
+}
+
+bool diag_cpuset_has(const struct diag_cpuset *s, uint32_t cpu)
+{
+	return cpu / 64 < s->nr_words && (s->w[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+size_t diag_cpuset_weight(const struct diag_cpuset *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nr_words; i++)
+		n += __builtin_popcountll(s->w[i]);
+	return n;
+}
+
 /* --- Processes: the trace's culprits, /proc CPU time ------------------ */
+
+static void diag_procs_free(struct diag_procs *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		diag_cpuset_free(&p->v[i].cpus);
+	free(p->v);
+	p->v = NULL;
+	p->n = p->cap = 0;
+}
+
+/* diag_procs_push - room for one more process, zeroed; NULL on ENOMEM */
+static struct diag_proc *diag_procs_push(struct diag_procs *p)
+{
+	struct diag_proc *e;
+
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		struct diag_proc *v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		p->v = v;
+		p->cap = cap;
+	}
+	e = &p->v[p->n++];
+	memset(e, 0, sizeof(*e));
+	return e;
+}
 
 /* diag_procs_add - @ns more for (@pid, @comm), seen on @cpu; -ENOMEM */
 static int diag_procs_add(struct diag_procs *p, int32_t pid, int32_t tgid,
@@ -392,17 +503,9 @@ static int diag_procs_add(struct diag_procs *p, int32_t pid, int32_t tgid,
 		}
 	}
 	if (!e) {
-		if (p->n == p->cap) {
-			size_t cap = p->cap ? 2 * p->cap : 16;
-			struct diag_proc *v = realloc(p->v, cap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			p->v = v;
-			p->cap = cap;
-		}
-		e = &p->v[p->n++];
-		memset(e, 0, sizeof(*e));
+		e = diag_procs_push(p);
+		if (!e)
+			return -ENOMEM;
 		e->pid = pid;
 		e->tgid = tgid;
 		memcpy(e->comm, comm, GPULAT_COMM_LEN);
@@ -410,9 +513,7 @@ static int diag_procs_add(struct diag_procs *p, int32_t pid, int32_t tgid,
 	}
 	e->ns += ns;
 	e->count++;
-	if (cpu < 64)
-		e->cpus |= 1ULL << cpu;
-	return 0;
+	return diag_cpuset_add(&e->cpus, cpu);
 }
 
 static int diag_proc_cmp(const void *a, const void *b)
@@ -451,20 +552,19 @@ static bool diag_is_miner(const char *comm)
 }
 
 /* diag_cpus_text - "CPU 1", "CPUs 0,2,3", "CPUs 0,1,2,3 and 4 more" */
-static const char *diag_cpus_text(char *buf, size_t len, uint64_t cpus)
+static const char *diag_cpus_text(char *buf, size_t len,
+				  const struct diag_cpuset *cpus)
 {
-	size_t n = 0, shown = 0, pos;
-	unsigned int c;
+	size_t n = diag_cpuset_weight(cpus), shown = 0, pos;
+	uint32_t c;
 
-	for (c = 0; c < 64; c++)
-		n += (cpus >> c) & 1;
 	if (!n) {
 		snprintf(buf, len, "unknown CPUs");
 		return buf;
 	}
 	pos = snprintf(buf, len, n == 1 ? "CPU " : "CPUs ");
-	for (c = 0; c < 64 && pos < len; c++) {
-		if (!((cpus >> c) & 1))
+	for (c = 0; c < 64 * cpus->nr_words && pos < len; c++) {
+		if (!diag_cpuset_has(cpus, c))
 			continue;
 		if (shown == 4) {
 			snprintf(buf + pos, len - pos, " and %zu more",
@@ -651,9 +751,6 @@ static int diag_items(struct diag_result *r, const struct watch *w)
 
 		if (!diag_rule_of(sr, &rule))
 			continue;
-		if (sr->family == GPULAT_FAM_SCHED &&
-		    sr->id == GPULAT_SCHED_WAKEUP && sr->cpu + 1 > r->nr_cpus)
-			r->nr_cpus = sr->cpu + 1;
 		/* the nvidia family times the same handler: keep its series */
 		if (sr->family == GPULAT_FAM_IRQ && rule.layer == DIAG_DRIVER) {
 			for (j = 0; j < n && !dup; j++) {
@@ -761,9 +858,9 @@ static bool diag_rec_layer(const struct watch *w,
 	return true;
 }
 
-/* diag_culprit_set - culprit @c from process @p */
-static void diag_culprit_set(struct diag_culprit *c, const struct diag_proc *p,
-			     bool from_trace, double share)
+/* diag_culprit_set - culprit @c from process @p; 0 or -ENOMEM */
+static int diag_culprit_set(struct diag_culprit *c, const struct diag_proc *p,
+			    bool from_trace, double share)
 {
 	memset(c, 0, sizeof(*c));
 	c->pid = p->pid;
@@ -771,9 +868,9 @@ static void diag_culprit_set(struct diag_culprit *c, const struct diag_proc *p,
 	memcpy(c->comm, p->comm, sizeof(c->comm));
 	c->ns = p->ns;
 	c->share = share;
-	c->cpus = p->cpus;
 	c->from_trace = from_trace;
 	c->miner = diag_is_miner(p->comm);
+	return diag_cpuset_copy(&c->cpus, &p->cpus);
 }
 
 /*
@@ -823,105 +920,167 @@ static int diag_trace(struct diag_result *r, const struct watch *w)
 		struct diag_layer_res *L = &r->layer[l];
 
 		diag_procs_sort(&held[l]);
-		for (k = 0; k < held[l].n && k < DIAG_MAX_CULPRITS; k++) {
+		for (k = 0; k < held[l].n && k < DIAG_MAX_CULPRITS && !ret;
+		     k++) {
 			double share = L->trace_wait_ns ?
 				(double)held[l].v[k].ns / L->trace_wait_ns : 0;
 
 			/* most first: the rest held the CPU even less */
 			if (share < DIAG_TRACE_LIST)
 				break;
-			diag_culprit_set(&L->culprits[L->nr_culprits++],
-					 &held[l].v[k], true, share);
+			ret = diag_culprit_set(&L->culprits[L->nr_culprits++],
+					       &held[l].v[k], true, share);
 		}
 		diag_procs_sort(&hit[l]);
-		for (k = 0; k < hit[l].n && k < DIAG_MAX_AFFECTED; k++)
-			L->affected[L->nr_affected++] = hit[l].v[k];
+		for (k = 0; k < hit[l].n && k < DIAG_MAX_AFFECTED; k++) {
+			/* their CPUs are not shown: not copied */
+			L->affected[L->nr_affected] = hit[l].v[k];
+			memset(&L->affected[L->nr_affected++].cpus, 0,
+			       sizeof(struct diag_cpuset));
+		}
 	}
 	for (l = 0; l < DIAG_NR_LAYERS; l++) {
-		free(held[l].v);
-		free(hit[l].v);
+		diag_procs_free(&held[l]);
+		diag_procs_free(&hit[l]);
 	}
 	return ret;
 }
 
-/* diag_slow_cpus - CPUs whose run-queue waits come near the worst one's */
-static uint64_t diag_slow_cpus(const struct diag_result *r, size_t *nr)
+/*
+ * diag_slow_cpus - the CPUs with slow run-queue waits: at least
+ * DIAG_CPU_SLOW of the worst CPU's weighted time beyond normal; and
+ * whether tasks wait on every CPU alike: at least three quarters of the
+ * CPUs with sched series (two at least) have DIAG_CPU_ALIKE of it.
+ * 0 or -ENOMEM.
+ */
+static int diag_slow_cpus(struct diag_result *r)
 {
-	double per_cpu[64] = { 0 }, worst = 0;
-	uint64_t mask = 0;
+	uint32_t nr = 0, c, seen = 0, near = 0;
+	double *per_cpu, worst = 0;
+	bool *has;
 	size_t i;
-	unsigned int c;
+	int ret = 0;
 
 	for (i = 0; i < r->nr_items; i++) {
 		const struct diag_item *it = &r->items[i];
 
-		if (it->family != GPULAT_FAM_SCHED || it->cpu >= 64)
+		if (it->family == GPULAT_FAM_SCHED && it->cpu < DIAG_MAX_CPUS &&
+		    it->cpu + 1 > nr)
+			nr = it->cpu + 1;
+	}
+	per_cpu = calloc(nr ? nr : 1, sizeof(*per_cpu));
+	has = calloc(nr ? nr : 1, sizeof(*has));
+	if (!per_cpu || !has) {
+		free(per_cpu);
+		free(has);
+		return -ENOMEM;
+	}
+	for (i = 0; i < r->nr_items; i++) {
+		const struct diag_item *it = &r->items[i];
+
+		if (it->family != GPULAT_FAM_SCHED || it->cpu >= nr)
 			continue;
 		per_cpu[it->cpu] += diag_weighted(it);
+		has[it->cpu] = true;
 	}
-	for (c = 0; c < 64; c++)
+	for (c = 0; c < nr; c++) {
+		seen += has[c];
 		if (per_cpu[c] > worst)
 			worst = per_cpu[c];
-	*nr = 0;
-	for (c = 0; c < 64 && worst > 0; c++) {
-		if (per_cpu[c] >= worst * DIAG_CPU_NEAR) {
-			mask |= 1ULL << c;
-			(*nr)++;
+	}
+	r->nr_slow = 0;
+	for (c = 0; c < nr && worst > 0 && !ret; c++) {
+		if (per_cpu[c] >= worst * DIAG_CPU_ALIKE)
+			near++;
+		if (per_cpu[c] >= worst * DIAG_CPU_SLOW) {
+			ret = diag_cpuset_add(&r->slow, c);
+			r->nr_slow++;
 		}
 	}
-	return mask;
+	r->alike = near >= 2 && 4 * near >= 3 * seen;
+	free(per_cpu);
+	free(has);
+	return ret;
+}
+
+static int diag_task_tgid_cmp(const void *a, const void *b)
+{
+	const struct diag_task *x = a, *y = b;
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
 /*
  * diag_cpu_users - culprits of the scheduler layer from /proc: processes
  * that used at least DIAG_HOG_SHARE of a CPU on the slow CPUs, most first,
- * after those the trace named
+ * after those the trace named.  The threads are sorted by process, so
+ * each process's are summed in one pass.
  */
 static int diag_cpu_users(struct diag_result *r, const struct diag_tasks *used)
 {
 	struct diag_layer_res *L = &r->layer[DIAG_SCHED];
+	double secs = used->span_s > 0 ? used->span_s : r->duration_s;
 	struct diag_procs procs = { 0 };
-	size_t i, k, nr_slow;
-	uint64_t slow = diag_slow_cpus(r, &nr_slow);
+	struct diag_task *v;
 	pid_t self = getpid();
+	size_t i, j, k;
 	int ret = 0;
 
-	for (i = 0; i < used->n && !ret; i++) {
-		const struct diag_task *t = &used->v[i];
-		const char *comm = t->comm;
-		size_t j;
+	v = malloc((used->n ? used->n : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (used->n)
+		memcpy(v, used->v, used->n * sizeof(*v));
+	qsort(v, used->n, sizeof(*v), diag_task_tgid_cmp);
+	for (i = 0; i < used->n && !ret; i = j) {
+		struct diag_proc *p = NULL;
+		const char *comm = v[i].comm;
 
-		if (!t->cpu_ns || t->tgid == self)
-			continue;
-		/* the process's name is its leader's */
-		for (j = 0; j < used->n; j++) {
-			if (used->v[j].pid == t->tgid) {
-				comm = used->v[j].comm;
-				break;
+		for (j = i; j < used->n && v[j].tgid == v[i].tgid; j++) {
+			/* the process's name is its leader's */
+			if (v[j].pid == v[j].tgid)
+				comm = v[j].comm;
+			if (!v[j].cpu_ns || v[j].tgid == self || ret)
+				continue;
+			if (!p) {
+				p = diag_procs_push(&procs);
+				if (!p) {
+					ret = -ENOMEM;
+					continue;
+				}
+				p->pid = p->tgid = v[i].tgid;
 			}
+			p->ns += v[j].cpu_ns;
+			p->count++;
+			ret = diag_cpuset_add(&p->cpus, v[j].cpu);
 		}
-		ret = diag_procs_add(&procs, t->tgid, t->tgid, comm, t->cpu_ns,
-				     t->cpu);
+		if (p) {
+			memcpy(p->comm, comm, GPULAT_COMM_LEN);
+			p->comm[GPULAT_COMM_LEN - 1] = '\0';
+		}
 	}
+	free(v);
 	if (!ret)
 		diag_procs_sort(&procs);
 	for (i = 0; !ret && i < procs.n; i++) {
 		const struct diag_proc *p = &procs.v[i];
-		double share = p->ns / (r->duration_s * 1e9);
+		double share = p->ns / (secs * 1e9);
 		bool dup = false;
 
 		if (L->nr_culprits == DIAG_MAX_CULPRITS ||
 		    share < DIAG_HOG_SHARE)
 			break;
-		if (slow && !(p->cpus & slow))
+		if (r->nr_slow && !diag_cpuset_meets(&p->cpus, &r->slow))
 			continue;
 		for (k = 0; k < L->nr_culprits; k++)
 			dup |= L->culprits[k].tgid == p->tgid;
 		if (!dup)
-			diag_culprit_set(&L->culprits[L->nr_culprits++], p,
-					 false, share);
+			ret = diag_culprit_set(&L->culprits[L->nr_culprits++],
+					       p, false, share);
 	}
-	free(procs.v);
+	diag_procs_free(&procs);
 	return ret;
 }
 
@@ -985,7 +1144,7 @@ static const char *diag_culprit_doing(char *buf, size_t len,
 {
 	char cpus[64];
 
-	diag_cpus_text(cpus, sizeof(cpus), c->cpus);
+	diag_cpus_text(cpus, sizeof(cpus), &c->cpus);
 	if (c->from_trace)
 		snprintf(buf, len, "held %s in %.0f%% of the outlier waits",
 			 cpus, 100 * c->share);
@@ -995,7 +1154,46 @@ static const char *diag_culprit_doing(char *buf, size_t len,
 	return buf;
 }
 
-/* diag_advise_culprits - release or move the processes named as culprits */
+/* diag_root - the folder read in place of / ($GPULAT_SYSROOT), or "" */
+static const char *diag_root(void)
+{
+	const char *root = getenv("GPULAT_SYSROOT");
+
+	return root ? root : "";
+}
+
+/*
+ * diag_still_there - whether thread @c->pid of process @pid still runs
+ * under the name the culprit had: /proc/PID/task/TID/comm.  A pid that
+ * exited may be reused by an unrelated task by now.
+ */
+static bool diag_still_there(const struct diag_culprit *c, int32_t pid)
+{
+	char path[PATH_MAX], comm[GPULAT_COMM_LEN + 2], want[GPULAT_COMM_LEN];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/proc/%d/task/%d/comm", diag_root(),
+		 (int)pid, (int)c->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	comm[GPULAT_COMM_LEN - 1] = '\0';
+	memcpy(want, c->comm, sizeof(want));
+	want[GPULAT_COMM_LEN - 1] = '\0';
+	return !strcmp(comm, want);
+}
+
+/*
+ * diag_advise_culprits - release or move the processes named as culprits;
+ * none for one that exited, or whose pid another task holds now
+ */
 static void diag_advise_culprits(struct diag_layer_res *L)
 {
 	char doing[128], comm[GPULAT_COMM_LEN];
@@ -1011,6 +1209,22 @@ static void diag_advise_culprits(struct diag_layer_res *L)
 
 		diag_culprit_doing(doing, sizeof(doing), c);
 		units_printable(comm, sizeof(comm), c->comm);
+		if (c->tgid < 0) {
+			diag_advise(L,
+				    "%s (thread %d) %s but had exited when the trace named it: nothing to release.%s If it comes back, find it with ps -eLo tid,psr,pcpu,comm --sort=-pcpu | head -30.",
+				    comm, c->pid, doing, c->miner ?
+				    " It has the name of a cryptominer: treat the host as compromised and follow the security procedure." :
+				    "");
+			continue;
+		}
+		if (!diag_still_there(c, pid)) {
+			diag_advise(L,
+				    "%s (pid %d) %s but has exited or been replaced since (/proc/%d is no longer %s): nothing to release; do not kill that pid.%s",
+				    comm, pid, doing, pid, comm, c->miner ?
+				    " It had the name of a cryptominer: treat the host as compromised and follow the security procedure." :
+				    "");
+			continue;
+		}
 		if (c->miner)
 			diag_advise(L,
 				    "%s (pid %d) %s and has the name of a cryptominer: release it now (kill %d; kill -9 %d if it ignores that), then treat the host as compromised: find how it came, block its outbound connections, follow the security procedure.",
@@ -1027,8 +1241,7 @@ static void diag_advise_sched(struct diag_result *r)
 	struct diag_layer_res *L = &r->layer[DIAG_SCHED];
 	bool irq = false, preempt = false, wakeup = false;
 	char cpus[64];
-	size_t k, nr_slow;
-	uint64_t slow = diag_slow_cpus(r, &nr_slow);
+	size_t k;
 
 	for (k = 0; k < L->nr_top; k++) {
 		const struct diag_item *it = diag_top_item(r, DIAG_SCHED, k);
@@ -1039,12 +1252,12 @@ static void diag_advise_sched(struct diag_result *r)
 		wakeup |= it->family == GPULAT_FAM_SCHED &&
 			  it->id == GPULAT_SCHED_WAKEUP;
 	}
-	diag_cpus_text(cpus, sizeof(cpus), slow);
+	diag_cpus_text(cpus, sizeof(cpus), &r->slow);
 	diag_advise_culprits(L);
-	if (nr_slow >= 2 && 4 * nr_slow >= 3 * r->nr_cpus)
+	if (r->alike)
 		diag_advise(L,
 			    "Tasks wait on every CPU alike: more runnable threads than CPUs. Confirm with vmstat 1 (column r against the CPU count) and reduce the parallelism: data-loader num_workers per job times jobs per host, builds or preprocessing on the same host, monitoring agents.");
-	if (!L->nr_culprits && slow)
+	if (!L->nr_culprits && r->nr_slow)
 		diag_advise(L,
 			    "Find who holds %s: ps -eLo tid,psr,pcpu,comm --sort=-pcpu | head -30 (psr is the CPU a thread last ran on), or top -H.",
 			    cpus);
@@ -1274,6 +1487,8 @@ int diag_analyze_tasks(const struct watch *w, const struct diag_tasks *used,
 		diag_xids(r, w);
 		ret = diag_trace(r, w);
 	}
+	if (!ret)
+		ret = diag_slow_cpus(r);
 	if (!ret && used)
 		ret = diag_cpu_users(r, used);
 	if (ret) {
@@ -1299,8 +1514,15 @@ int diag_analyze(const struct watch *w, struct diag_result **out)
 
 void diag_free(struct diag_result *r)
 {
+	size_t k;
+	int l;
+
 	if (!r)
 		return;
+	for (l = 0; l < DIAG_NR_LAYERS; l++)
+		for (k = 0; k < r->layer[l].nr_culprits; k++)
+			diag_cpuset_free(&r->layer[l].culprits[k].cpus);
+	diag_cpuset_free(&r->slow);
 	free(r->items);
 	free(r);
 }
@@ -1637,13 +1859,13 @@ static void diag_json_item(struct json *j, const struct diag_item *it)
 	json_object_end(j);
 }
 
-static void diag_json_cpus(struct json *j, uint64_t cpus)
+static void diag_json_cpus(struct json *j, const struct diag_cpuset *cpus)
 {
-	unsigned int c;
+	uint32_t c;
 
 	json_array_begin(j, "cpus");
-	for (c = 0; c < 64; c++)
-		if ((cpus >> c) & 1)
+	for (c = 0; c < 64 * cpus->nr_words; c++)
+		if (diag_cpuset_has(cpus, c))
 			json_u64(j, NULL, c);
 	json_array_end(j);
 }
@@ -1687,7 +1909,7 @@ static void diag_json_layer(struct json *j, const struct diag_result *r,
 		json_str(j, "source", c->from_trace ? "trace" : "cpu-time");
 		json_u64(j, "ns", c->ns);
 		json_double(j, "share", c->share);
-		diag_json_cpus(j, c->cpus);
+		diag_json_cpus(j, &c->cpus);
 		json_bool(j, "miner", c->miner);
 		json_object_end(j);
 	}
@@ -1823,42 +2045,53 @@ static struct diag_task *diag_tasks_push(struct diag_tasks *t, size_t *cap)
 	return &t->v[t->n++];
 }
 
+static uint64_t diag_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /* diag_tasks_read - see diagnose.h */
 int diag_tasks_read(struct diag_tasks *t)
 {
 	long hz = sysconf(_SC_CLK_TCK);
+	const char *root = diag_root();
 	struct dirent *pe, *te;
+	uint64_t t0 = diag_now_ns();
+	char path[PATH_MAX];
 	size_t cap = 0;
 	DIR *proc;
 
 	memset(t, 0, sizeof(*t));
 	if (hz <= 0)
 		hz = 100;
-	proc = opendir("/proc");
+	snprintf(path, sizeof(path), "%s/proc", root);
+	proc = opendir(path);
 	if (!proc)
 		return -errno;
 	while ((pe = readdir(proc))) {
-		char path[64];
 		DIR *task;
 		long pid = strtol(pe->d_name, NULL, 10);
 
 		if (pid <= 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/task", pid);
+		snprintf(path, sizeof(path), "%s/proc/%ld/task", root, pid);
 		task = opendir(path);
 		if (!task)
 			continue;	/* it exited */
 		while ((te = readdir(task))) {
 			long tid = strtol(te->d_name, NULL, 10);
-			char sp[96], buf[1024];
+			char sp[PATH_MAX], buf[1024];
 			struct diag_task *e;
 			ssize_t n;
 			int fd;
 
 			if (tid <= 0)
 				continue;
-			snprintf(sp, sizeof(sp), "/proc/%ld/task/%ld/stat",
-				 pid, tid);
+			snprintf(sp, sizeof(sp), "%s/proc/%ld/task/%ld/stat",
+				 root, pid, tid);
 			fd = open(sp, O_RDONLY | O_CLOEXEC);
 			if (fd < 0)
 				continue;
@@ -1883,45 +2116,60 @@ int diag_tasks_read(struct diag_tasks *t)
 		closedir(task);
 	}
 	closedir(proc);
+	/* the scan takes a while on a big host: its middle stands for it */
+	t->time_ns = t0 + (diag_now_ns() - t0) / 2;
 	return 0;
 }
 
-/* diag_tasks_delta - see diagnose.h */
+static int diag_task_pid_cmp(const void *a, const void *b)
+{
+	const struct diag_task *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* diag_tasks_delta - see diagnose.h: @before sorted by thread, searched */
 int diag_tasks_delta(const struct diag_tasks *before,
 		     const struct diag_tasks *after, struct diag_tasks *out)
 {
-	size_t i, j;
+	struct diag_task *sorted;
+	size_t i;
 
-	out->n = 0;
+	memset(out, 0, sizeof(*out));
 	out->v = calloc(after->n ? after->n : 1, sizeof(*out->v));
-	if (!out->v)
+	sorted = malloc((before->n ? before->n : 1) * sizeof(*sorted));
+	if (!out->v || !sorted) {
+		free(out->v);
+		free(sorted);
+		out->v = NULL;
 		return -ENOMEM;
+	}
+	if (before->n)
+		memcpy(sorted, before->v, before->n * sizeof(*sorted));
+	qsort(sorted, before->n, sizeof(*sorted), diag_task_pid_cmp);
 	for (i = 0; i < after->n; i++) {
-		const struct diag_task *a = &after->v[i];
+		const struct diag_task *a = &after->v[i], *b;
 		struct diag_task *d = &out->v[out->n++];
 		uint64_t prev = 0;
 
 		*d = *a;
-		/* usually at the same place: threads are listed in order */
-		for (j = i < before->n ? i : 0; j < before->n; j++)
-			if (before->v[j].pid == a->pid)
-				break;
-		if (j == before->n)
-			for (j = 0; j < before->n; j++)
-				if (before->v[j].pid == a->pid)
-					break;
-		if (j < before->n && before->v[j].cpu_ns <= a->cpu_ns)
-			prev = before->v[j].cpu_ns;
+		b = before->n ? bsearch(a, sorted, before->n, sizeof(*sorted),
+					diag_task_pid_cmp) : NULL;
+		/* the same thread: a reused id has another process */
+		if (b && b->tgid == a->tgid && b->cpu_ns <= a->cpu_ns)
+			prev = b->cpu_ns;
 		d->cpu_ns = a->cpu_ns - prev;
 	}
+	free(sorted);
+	if (before->time_ns && after->time_ns > before->time_ns)
+		out->span_s = (after->time_ns - before->time_ns) / 1e9;
 	return 0;
 }
 
 void diag_tasks_free(struct diag_tasks *t)
 {
 	free(t->v);
-	t->v = NULL;
-	t->n = 0;
+	memset(t, 0, sizeof(*t));
 }
 
 /* --- The command ------------------------------------------------------ */

@@ -46,13 +46,21 @@ struct diag_task {
 struct diag_tasks {
 	struct diag_task *v;
 	size_t n;
+	/* a scan: CLOCK_MONOTONIC ns in its middle; 0 unknown */
+	uint64_t time_ns;
+	/* a delta: seconds between its two scans; 0 unknown */
+	double span_s;
 };
 
-/* diag_tasks_read - CPU time so far of every thread in /proc; 0 or -errno */
+/*
+ * diag_tasks_read - CPU time so far of every thread in /proc (under
+ * $GPULAT_SYSROOT when set), timestamped; 0 or -errno
+ */
 int diag_tasks_read(struct diag_tasks *t);
 /*
  * diag_tasks_delta - CPU time each thread of @after used since @before
- * (a thread absent from @before counts from zero); 0 or -ENOMEM
+ * (a thread absent from @before counts from zero), and the time between
+ * the two scans; 0 or -ENOMEM
  */
 int diag_tasks_delta(const struct diag_tasks *before,
 		     const struct diag_tasks *after, struct diag_tasks *out);
@@ -61,10 +69,23 @@ void diag_tasks_free(struct diag_tasks *t);
 /*
  * diag_analyze_tasks - diag_analyze() that also names the processes that
  * used the CPUs of the slow waits, from @used (a diag_tasks_delta() over
- * the watch; NULL: none).  0 or -ENOMEM.
+ * the watch; NULL: none).  0 or -ENOMEM.  Before advising to release a
+ * culprit it checks that /proc/PID (under $GPULAT_SYSROOT when set) is
+ * still the task of that name.
  */
 int diag_analyze_tasks(const struct watch *w, const struct diag_tasks *used,
 		       struct diag_result **out);
+
+/* A set of CPUs, as many as the host has: CPU c is bit c % 64 of w[c / 64]. */
+struct diag_cpuset {
+	uint64_t *w;
+	size_t nr_words;
+};
+
+/* diag_cpuset_has - whether @cpu is in @s */
+bool diag_cpuset_has(const struct diag_cpuset *s, uint32_t cpu);
+/* diag_cpuset_weight - how many CPUs @s holds */
+size_t diag_cpuset_weight(const struct diag_cpuset *s);
 
 /* A process named as a cause. */
 struct diag_culprit {
@@ -78,7 +99,7 @@ struct diag_culprit {
 	 */
 	uint64_t ns;
 	double share;
-	uint64_t cpus;		/* bit per CPU (0-63) it was seen on */
+	struct diag_cpuset cpus;	/* the CPUs it was seen on */
 	bool from_trace;
 	bool miner;		/* its name is that of a known cryptominer */
 };

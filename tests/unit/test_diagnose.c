@@ -5,8 +5,12 @@
  * start plus what happened while watching) as snapshot blobs, 10 s apart,
  * and asserts the ranking, the scores and the evidence.
  */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,15 +115,48 @@ static void healthy(struct blob *b, uint64_t scale, bool net)
 	blob_record(b, S_NV_WAKE, 30 * US, 100 * scale);
 }
 
+/* put_comm - @root/proc/@pid/task/@tid/comm holding @comm */
+static void put_comm(const char *root, int pid, int tid, const char *comm)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/proc/%d", root, pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/proc/%d/task", root, pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/proc/%d/task/%d", root, pid, tid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/proc/%d/task/%d/comm", root, pid, tid);
+	f = fopen(path, "w");
+	if (!f)
+		abort();
+	fprintf(f, "%s\n", comm);
+	fclose(f);
+}
+
 FIXTURE(diag) {
 	struct blob start, end;
 	struct watch w;
 	struct diag_result *r;
 	char *text, *json;
+	char root[64];
 };
 
 FIXTURE_SETUP(diag)
 {
+	/*
+	 * The culprits' /proc/PID/task/TID/comm, read before advising to
+	 * release one: a fake tree where the cases' tasks still run.
+	 */
+	snprintf(self->root, sizeof(self->root), "/tmp/gpulat-diag.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->root));
+	put_comm(self->root, 4242, 4242, "xmrig");
+	put_comm(self->root, 4243, 4243, "diaghog");
+	put_comm(self->root, 50, 50, "kworker/1:1");
+	ASSERT_EQ(0, setenv("GPULAT_SYSROOT", self->root, 1));
 	memset(&self->w, 0, sizeof(self->w));
 	self->r = NULL;
 	self->text = NULL;
@@ -142,6 +179,13 @@ FIXTURE_TEARDOWN(diag)
 	blob_release(&self->end);
 	free(self->text);
 	free(self->json);
+	if (self->root[0]) {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", self->root);
+		if (system(cmd))
+			TH_LOG("cannot remove %s", self->root);
+	}
 }
 
 /* render - a printer's output into a malloc'd string */
@@ -340,7 +384,7 @@ TEST_F(diag, hogs_rank_scheduler_first)
 		{ 100, 100, 0, 100 * MS, "bash" },
 		{ 555, 555, 3, 3000 * MS, "elsewhere" },
 	};
-	struct diag_tasks used = { tasks, ARRAY_SIZE(tasks) };
+	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
 	const struct diag_culprit *c;
 	struct diag_layer_info li;
 
@@ -363,7 +407,8 @@ TEST_F(diag, hogs_rank_scheduler_first)
 	c = diag_culprit(self->r, DIAG_SCHED, 0);
 	EXPECT_STREQ("xmrig", c->comm);
 	EXPECT_EQ(4242, c->pid);
-	EXPECT_EQ(1ULL << 1, c->cpus);
+	EXPECT_EQ(1, diag_cpuset_weight(&c->cpus));
+	EXPECT_TRUE(diag_cpuset_has(&c->cpus, 1));
 	EXPECT_FALSE(c->from_trace);
 	EXPECT_TRUE(c->miner);
 	EXPECT_LE(0.489, c->share);
@@ -444,7 +489,8 @@ TEST_F(diag, trace_names_who_held_the_cpu)
 	EXPECT_EQ(190 * MS, c->ns);
 	EXPECT_LE(0.9499, c->share);
 	EXPECT_GE(0.9501, c->share);
-	EXPECT_EQ(1ULL << 1, c->cpus);
+	EXPECT_EQ(1, diag_cpuset_weight(&c->cpus));
+	EXPECT_TRUE(diag_cpuset_has(&c->cpus, 1));
 	c = diag_culprit(self->r, DIAG_SCHED, 1);
 	EXPECT_STREQ("kworker/1:1", c->comm);
 	EXPECT_EQ(5 * MS, c->ns);
@@ -705,6 +751,231 @@ TEST(proc_cpu_time)
 		EXPECT_GE(400 * MS, d.v[i].cpu_ns);
 	}
 	EXPECT_TRUE(found);
+	/* the scans are timestamped: at least the 300 ms apart */
+	EXPECT_LE(0.3, d.span_s);
+	diag_tasks_free(&a);
+	diag_tasks_free(&b);
+	diag_tasks_free(&d);
+}
+
+/* --- Many CPUs, exited culprits, waits alike, /proc time --------------- */
+
+#define MANY_CPUS	130
+
+/* many_layout - sched.wakeup on each of MANY_CPUS CPUs, every family on */
+static void many_layout(struct blob *b, uint64_t time_ns, uint64_t scale)
+{
+	static const char *const fams[] = {
+		NULL, "sched", "block", "net", "irq", "softirq", "nvidia", "mm",
+	};
+	uint32_t cpu, f;
+
+	blob_init(b);
+	b->hdr.nr_cpu_ids = MANY_CPUS;
+	b->hdr.time_ns = time_ns;
+	strcpy(b->hdr.kernel_release, "6.1.0-test");
+	for (cpu = 0; cpu < MANY_CPUS; cpu++)
+		blob_add_series(b, GPULAT_FAM_SCHED, GPULAT_SCHED_WAKEUP, cpu,
+				0, "sched.wakeup", "");
+	for (f = 1; f < GPULAT_FAM_MAX; f++)
+		blob_add_probe(b, f, GPULAT_PROBE_ATTACHED, 0, fams[f],
+			       "some_tracepoint", 1);
+	for (cpu = 0; cpu < MANY_CPUS; cpu++)
+		blob_record(b, cpu, 20 * US, 1000 * scale);
+}
+
+/*
+ * A host of 130 CPUs whose CPU 100 has the slow waits (200 wakeups of
+ * 20 ms): the process that used CPU 100 is named, the one on CPU 3 (no
+ * slow waits) is not, and the waits are not "alike on every CPU".
+ */
+TEST_F(diag, many_cpus_slow_one_past_64)
+{
+	struct diag_task tasks[] = {
+		{ 9100, 9100, 100, 4900 * MS, "bighog" },
+		{ 9101, 9100, 100, 100 * MS, "bighog-io" },
+		{ 9003, 9003, 3, 3000 * MS, "elsewhere" },
+	};
+	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
+	const struct diag_culprit *c;
+
+	blob_release(&self->start);
+	blob_release(&self->end);
+	many_layout(&self->start, T0_NS, 9);
+	many_layout(&self->end, T0_NS + WATCH_NS, 10);
+	blob_record(&self->end, 100, 20 * MS, 200);
+	put_comm(self->root, 9100, 9100, "bighog");
+	ASSERT_EQ(0, run(self, _metadata, &used));
+
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
+	c = diag_culprit(self->r, DIAG_SCHED, 0);
+	ASSERT_NE(NULL, c);
+	EXPECT_STREQ("bighog", c->comm);
+	EXPECT_EQ(9100, c->pid);
+	EXPECT_EQ(5000 * MS, c->ns);
+	EXPECT_EQ(1, diag_cpuset_weight(&c->cpus));
+	EXPECT_TRUE(diag_cpuset_has(&c->cpus, 100));
+	EXPECT_FALSE(diag_cpuset_has(&c->cpus, 100 - 64));
+	EXPECT_EQ(NULL, diag_culprit(self->r, DIAG_SCHED, 1));
+	EXPECT_NE(NULL, strstr(self->text, "bighog pid 9100 used 50% of a CPU on CPU 100"));
+	EXPECT_NE(NULL, strstr(self->text, "sched.wakeup CPU 100: "));
+	EXPECT_NE(NULL, strstr(self->json, "\"cpus\":[100]"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "kill 9100"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "every CPU alike"));
+}
+
+/*
+ * Kill advice only for a task that still runs under its name: a trace
+ * culprit that had exited (tgid -1) and a process whose pid another task
+ * holds now get none.
+ */
+TEST_F(diag, no_kill_advice_for_gone_tasks)
+{
+	struct diag_task tasks[] = {
+		{ 4243, 4243, 1, 4800 * MS, "diaghog" },
+	};
+	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
+	struct gl_trace_rec recs[10];
+	const struct diag_culprit *c;
+	size_t i;
+
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < ARRAY_SIZE(recs); i++) {
+		struct gpulat_rec_sample *s = &recs[i].u.sample;
+
+		recs[i].type = GPULAT_REC_SAMPLE;
+		recs[i].cpu = 1;
+		s->family = GPULAT_FAM_SCHED;
+		s->series = GPULAT_SCHED_WAKEUP;
+		s->latency_ns = 20 * MS;
+		s->pid = 777;
+		s->tgid = 770;
+		strcpy(s->comm, "feeder");
+		s->flags = GPULAT_REC_F_CULPRITS;
+		s->nr_culprits = 1;
+		s->culprits[0].pid = 4300;
+		s->culprits[0].tgid = -1;	/* it had exited */
+		s->culprits[0].ns = 19 * MS;
+		strcpy(s->culprits[0].comm, "xmrig");
+	}
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	/* pid 4243 is another program now */
+	put_comm(self->root, 4243, 4243, "bash");
+	/* and a thread 4300 of another process lives (the id was reused) */
+	put_comm(self->root, 4300, 4300, "sshd");
+	ASSERT_EQ(0, run(self, _metadata, &used));
+
+	c = diag_culprit(self->r, DIAG_SCHED, 0);
+	ASSERT_NE(NULL, c);
+	EXPECT_EQ(4300, c->pid);
+	EXPECT_EQ(-1, c->tgid);
+	c = diag_culprit(self->r, DIAG_SCHED, 1);
+	ASSERT_NE(NULL, c);
+	EXPECT_EQ(4243, c->pid);
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "kill 4300"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "kill 4243"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "taskset -a -pc LIST 4243"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
+			       "xmrig (thread 4300) held CPU 1 in 95% of the outlier waits but had exited when the trace named it: nothing to release."));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "treat the host as compromised"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
+			       "diaghog (pid 4243) used 48% of a CPU on CPU 1 but has exited or been replaced since (/proc/4243 is no longer diaghog)"));
+}
+
+/*
+ * "Tasks wait on every CPU alike" only when they do: all four CPUs with
+ * the same slow waits; not when three have a sixth of the worst CPU's
+ * (each still "slow" enough to look for users there).
+ */
+TEST_F(diag, waits_alike_only_when_alike)
+{
+	uint32_t cpu;
+
+	for (cpu = 0; cpu < NCPUS; cpu++)
+		blob_record(&self->end, S_WAKE + cpu, 20 * MS, cpu == 1 ? 600 : 100);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "every CPU alike"));
+	/* no culprit known: where to look, all four CPUs being slow */
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "Find who holds CPUs 0,1,2,3:"));
+}
+
+TEST_F(diag, waits_alike_on_every_cpu)
+{
+	uint32_t cpu;
+
+	for (cpu = 0; cpu < NCPUS; cpu++)
+		blob_record(&self->end, S_WAKE + cpu, 20 * MS,
+			    cpu == 1 ? 230 : 200);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "every CPU alike"));
+}
+
+/*
+ * CPU shares divide by the time between the two /proc scans, which span
+ * more than the watch: 4.9 s of CPU over 20 s between the scans is 24.5%
+ * of a CPU, under the quarter that names a process.
+ */
+TEST_F(diag, shares_over_the_scans_span)
+{
+	struct diag_task tasks[] = {
+		{ 4242, 4242, 1, 4900 * MS, "xmrig" },
+		{ 4243, 4243, 1, 6000 * MS, "diaghog" },
+	};
+	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks),
+				   .span_s = 20 };
+	const struct diag_culprit *c;
+
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	ASSERT_EQ(0, run(self, _metadata, &used));
+	c = diag_culprit(self->r, DIAG_SCHED, 0);
+	ASSERT_NE(NULL, c);
+	EXPECT_STREQ("diaghog", c->comm);
+	EXPECT_LE(0.2999, c->share);
+	EXPECT_GE(0.3001, c->share);
+	EXPECT_EQ(NULL, diag_culprit(self->r, DIAG_SCHED, 1));
+}
+
+/*
+ * diag_tasks_delta matches threads by id in any order (sorted, searched),
+ * a reused id (another process) counts from zero, and the span is the
+ * time between the scans.
+ */
+TEST(tasks_delta_matches_by_thread)
+{
+	enum { N = 5000 };
+	struct diag_tasks a = { 0 }, b = { 0 }, d = { 0 };
+	size_t i;
+
+	a.v = calloc(N, sizeof(*a.v));
+	b.v = calloc(N, sizeof(*b.v));
+	ASSERT_NE(NULL, a.v);
+	ASSERT_NE(NULL, b.v);
+	a.n = b.n = N;
+	for (i = 0; i < N; i++) {
+		/* before: descending ids; after: ascending */
+		a.v[i].pid = a.v[i].tgid = (int32_t)(N - i);
+		a.v[i].cpu_ns = (N - i) * MS;
+		b.v[i].pid = b.v[i].tgid = (int32_t)(i + 1);
+		b.v[i].cpu_ns = (i + 1) * MS + (i + 1) * US;
+	}
+	b.v[9].tgid = 99999;		/* id 10 reused by another process */
+	a.time_ns = 5 * 1000000000ULL;
+	b.time_ns = 17500000000ULL;
+	ASSERT_EQ(0, diag_tasks_delta(&a, &b, &d));
+	ASSERT_EQ(N, d.n);
+	for (i = 0; i < N; i++) {
+		uint64_t want = i == 9 ? 10 * MS + 10 * US : (i + 1) * US;
+
+		EXPECT_EQ(b.v[i].pid, d.v[i].pid);
+		EXPECT_EQ(want, d.v[i].cpu_ns);
+	}
+	EXPECT_LE(12.4999, d.span_s);
+	EXPECT_GE(12.5001, d.span_s);
 	diag_tasks_free(&a);
 	diag_tasks_free(&b);
 	diag_tasks_free(&d);
