@@ -70,7 +70,7 @@ void nvml_collect(struct nvml_info *n);
 void nvml_close(struct nvml_info *n);
 /* nvml_print_text - the state of every GPU, or "absent: why" */
 void nvml_print_text(FILE *f, const struct nvml_info *n);
-/* nvml_reasons_text - "hw slowdown, sw thermal" for a reasons mask; "none" when 0 */
+/* nvml_reasons_text - "hw slowdown, sw thermal slowdown" for a reasons mask; "none" when 0 */
 char *nvml_reasons_text(char *buf, size_t len, unsigned long long reasons);
 
 #endif /* _GPULAT_NVML_H */
