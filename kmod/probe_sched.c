@@ -33,6 +33,7 @@
 #include <trace/events/sched.h>
 
 #include "gpulat.h"
+#include "mux.h"
 #include "compat/gpulat_compat.h"
 
 #define STAMP_PID_BITS		22
@@ -132,7 +133,7 @@ static __always_inline void sched_end(pid_t pid, u64 now)
 					   GPULAT_SCHED_WAKEUP], delta);
 }
 
-static void sched_probe_wakeup(void *data, struct task_struct *p)
+void sched_probe_wakeup(void *data, struct task_struct *p)
 {
 	this_cpu_inc(sched_pc->counters[SCHED_HIT_WAKEUP]);
 	sched_start(p->pid, 0, ktime_get_mono_fast_ns(), true);
@@ -144,7 +145,7 @@ static void sched_probe_wakeup_new(void *data, struct task_struct *p)
 	sched_start(p->pid, 0, ktime_get_mono_fast_ns(), true);
 }
 
-static void sched_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
+void sched_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
 {
 	u64 now = ktime_get_mono_fast_ns();
 

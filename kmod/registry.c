@@ -17,6 +17,7 @@
 
 #include "gpulat.h"
 #include "keyed.h"
+#include "mux.h"
 
 struct gpulat_family *gpulat_families[] = {
 	&gpulat_sched_family,
@@ -59,6 +60,38 @@ static void gpulat_tp_match(struct tracepoint *tp, void *priv)
 			fam->tps[i].tp = tp;
 }
 
+/* gpulat_tp_register - hook @t's probe, alone or through its mux */
+static int gpulat_tp_register(struct gpulat_family *fam, struct gpulat_tp *t)
+{
+	struct gpulat_mux *m = gpulat_mux_of(fam, t);
+	int ret;
+
+	if (!m)
+		return tracepoint_probe_register(t->tp, t->probe, NULL);
+	/* the bit before the probe: the mux calls only families it has */
+	WRITE_ONCE(m->on, m->on | BIT(fam->id));
+	if (m->on != BIT(fam->id))
+		return 0;
+	ret = tracepoint_probe_register(t->tp, m->probe, NULL);
+	if (ret)
+		WRITE_ONCE(m->on, 0);
+	return ret;
+}
+
+static void gpulat_tp_unregister(struct gpulat_family *fam,
+				 struct gpulat_tp *t)
+{
+	struct gpulat_mux *m = gpulat_mux_of(fam, t);
+
+	if (!m) {
+		tracepoint_probe_unregister(t->tp, t->probe, NULL);
+		return;
+	}
+	WRITE_ONCE(m->on, m->on & ~BIT(fam->id));
+	if (!m->on)
+		tracepoint_probe_unregister(t->tp, m->probe, NULL);
+}
+
 /* gpulat_family_detach - unregister every probe that was attached */
 static void gpulat_family_detach(struct gpulat_family *fam)
 {
@@ -69,7 +102,7 @@ static void gpulat_family_detach(struct gpulat_family *fam)
 
 		if (t->state != GPULAT_PROBE_ATTACHED)
 			continue;
-		tracepoint_probe_unregister(t->tp, t->probe, NULL);
+		gpulat_tp_unregister(fam, t);
 		t->state = GPULAT_PROBE_DISABLED;
 	}
 }
@@ -100,7 +133,7 @@ static int gpulat_family_attach(struct gpulat_family *fam)
 	for (i = 0; i < fam->nr_tps; i++) {
 		struct gpulat_tp *t = &fam->tps[i];
 
-		ret = tracepoint_probe_register(t->tp, t->probe, NULL);
+		ret = gpulat_tp_register(fam, t);
 		if (ret) {
 			pr_err("%s: cannot attach %s: %d, family off\n",
 			       fam->name, t->name, ret);
