@@ -168,11 +168,14 @@ static int gpulat_family_alloc_hists(struct gpulat_family *fam)
 
 	if (fam->hist_offset != GPULAT_HISTS_APART)
 		return 0;
+	BUILD_BUG_ON(offsetof(struct gpulat_phist, max_ns) !=
+		     offsetof(struct gpulat_hist, max_ns));
 	fam->hists = kcalloc(fam->nr_series, sizeof(*fam->hists), GFP_KERNEL);
 	if (!fam->hists)
 		return -ENOMEM;
 	for (i = 0; i < fam->nr_series; i++) {
-		fam->hists[i] = alloc_percpu(struct gpulat_hist);
+		fam->hists[i] = __alloc_percpu(gpulat_fam_hist_bytes(fam),
+					       __alignof__(u64));
 		if (!fam->hists[i]) {
 			gpulat_family_free_hists(fam);
 			return -ENOMEM;
@@ -336,7 +339,7 @@ void gpulat_hist_sum(struct gpulat_family *fam, unsigned int idx,
 		if (max > out->max_ns)
 			out->max_ns = max;
 		for (s = 0; s < GPULAT_HIST_NR_BUCKETS; s++)
-			out->slots[s] += READ_ONCE(h->slots[s]);
+			out->slots[s] += gpulat_fam_slot(fam, cpu, idx, s);
 	}
 }
 
@@ -363,7 +366,7 @@ static int gpulat_reset_stopped(void *unused)
 			memset(per_cpu_ptr(fam->pcpu, cpu), 0, fam->pcpu_size);
 			for (j = 0; fam->hists && j < fam->nr_series; j++)
 				memset(gpulat_fam_hist(fam, cpu, j), 0,
-				       sizeof(struct gpulat_hist));
+				       gpulat_fam_hist_bytes(fam));
 		}
 		if (kd)
 			memset(kd->hists, 0, (size_t)kd->max_keys *
