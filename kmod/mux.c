@@ -10,52 +10,22 @@
  */
 #include <linux/bits.h>
 #include <linux/compiler.h>
+#include <linux/jump_label.h>
 #include <linux/string.h>
 
 #include "gpulat.h"
 #include "mux.h"
 
-#ifdef GPULAT_HAVE_SWITCH_PREV_STATE
-#define SWITCH_CALL(fn)	fn(data, preempt, prev, next, prev_state)
-#else
-#define SWITCH_CALL(fn)	fn(data, preempt, prev, next)
-#endif
-
-static struct gpulat_mux mux_switch, mux_wakeup, mux_irq_entry, mux_irq_exit;
+static struct gpulat_mux mux_irq_entry, mux_irq_exit;
 
 /*
  * The last call is a tail call, so that a family alone on the tracepoint
  * costs only the load and tests of on.  Every call tests its bit: on may
- * be 0 while the probe is being unregistered.
+ * be 0 while the probe is being unregistered.  sched_switch and
+ * sched_wakeup have the sched family's probes as their mux, which saves
+ * the sched family, the one hooked by default on the busiest tracepoints,
+ * a call (see probe_sched.c).
  */
-static void mux_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
-{
-	u32 on = READ_ONCE(mux_switch.on);
-
-	if (on & BIT(GPULAT_FAM_NVIDIA)) {
-		if (on & BIT(GPULAT_FAM_SCHED))
-			SWITCH_CALL(sched_probe_switch);
-		SWITCH_CALL(nv_probe_switch);
-		return;
-	}
-	if (on & BIT(GPULAT_FAM_SCHED))
-		SWITCH_CALL(sched_probe_switch);
-}
-
-static void mux_probe_wakeup(void *data, struct task_struct *p)
-{
-	u32 on = READ_ONCE(mux_wakeup.on);
-
-	if (on & BIT(GPULAT_FAM_NVIDIA)) {
-		if (on & BIT(GPULAT_FAM_SCHED))
-			sched_probe_wakeup(data, p);
-		nv_probe_wakeup(data, p);
-		return;
-	}
-	if (on & BIT(GPULAT_FAM_SCHED))
-		sched_probe_wakeup(data, p);
-}
-
 static void mux_probe_irq_entry(void *data, int irq, struct irqaction *action)
 {
 	u32 on = READ_ONCE(mux_irq_entry.on);
@@ -85,6 +55,21 @@ static void mux_probe_irq_exit(void *data, int irq, struct irqaction *action,
 		irq_probe_exit(data, irq, action, ret);
 }
 
+DEFINE_STATIC_KEY_FALSE(gpulat_mux_switch_sched);
+DEFINE_STATIC_KEY_FALSE(gpulat_mux_switch_nvidia);
+DEFINE_STATIC_KEY_FALSE(gpulat_mux_wakeup_sched);
+DEFINE_STATIC_KEY_FALSE(gpulat_mux_wakeup_nvidia);
+
+static struct static_key_false *const switch_keys[GPULAT_FAM_MAX] = {
+	[GPULAT_FAM_SCHED] = &gpulat_mux_switch_sched,
+	[GPULAT_FAM_NVIDIA] = &gpulat_mux_switch_nvidia,
+};
+
+static struct static_key_false *const wakeup_keys[GPULAT_FAM_MAX] = {
+	[GPULAT_FAM_SCHED] = &gpulat_mux_wakeup_sched,
+	[GPULAT_FAM_NVIDIA] = &gpulat_mux_wakeup_nvidia,
+};
+
 static void *const switch_users[GPULAT_FAM_MAX] = {
 	[GPULAT_FAM_SCHED] = sched_probe_switch,
 	[GPULAT_FAM_NVIDIA] = nv_probe_switch,
@@ -105,14 +90,14 @@ static void *const irq_exit_users[GPULAT_FAM_MAX] = {
 	[GPULAT_FAM_NVIDIA] = nv_probe_irq_exit,
 };
 
-static struct gpulat_mux mux_switch = {
-	.name = "sched_switch", .probe = mux_probe_switch,
-	.users = switch_users,
+struct gpulat_mux gpulat_mux_switch = {
+	.name = "sched_switch", .probe = sched_probe_switch,
+	.users = switch_users, .keys = switch_keys,
 };
 
-static struct gpulat_mux mux_wakeup = {
-	.name = "sched_wakeup", .probe = mux_probe_wakeup,
-	.users = wakeup_users,
+struct gpulat_mux gpulat_mux_wakeup = {
+	.name = "sched_wakeup", .probe = sched_probe_wakeup,
+	.users = wakeup_users, .keys = wakeup_keys,
 };
 
 static struct gpulat_mux mux_irq_entry = {
@@ -126,7 +111,7 @@ static struct gpulat_mux mux_irq_exit = {
 };
 
 static struct gpulat_mux *const gpulat_muxes[] = {
-	&mux_switch, &mux_wakeup, &mux_irq_entry, &mux_irq_exit,
+	&gpulat_mux_switch, &gpulat_mux_wakeup, &mux_irq_entry, &mux_irq_exit,
 };
 
 /*
@@ -147,4 +132,22 @@ struct gpulat_mux *gpulat_mux_of(const struct gpulat_family *fam,
 			return m;
 	}
 	return NULL;
+}
+
+/* gpulat_mux_set - switch family @fam_id's bit, and key if any, at @m */
+void gpulat_mux_set(struct gpulat_mux *m, u32 fam_id, bool on)
+{
+	struct static_key_false *key = m->keys ? m->keys[fam_id] : NULL;
+
+	if (on)
+		WRITE_ONCE(m->on, m->on | BIT(fam_id));
+	else
+		WRITE_ONCE(m->on, m->on & ~BIT(fam_id));
+	if (!key)
+		return;
+	/* patched and synced on every CPU before this returns */
+	if (on)
+		static_branch_enable(key);
+	else
+		static_branch_disable(key);
 }

@@ -11,6 +11,7 @@
 #define _GPULAT_MUX_H
 
 #include <linux/interrupt.h>
+#include <linux/jump_label.h>
 #include <linux/sched.h>
 
 #include "compat/gpulat_compat.h"
@@ -20,8 +21,10 @@ struct gpulat_tp;
 
 /*
  * One shared tracepoint.  on has a bit per family id that is attached to
- * it; the probe is registered while on is not zero.  Changed under
- * gpulat_lock only.
+ * it; the probe is registered while on is not zero.  A mux may also keep
+ * a static key per family, switched with its bit, for a probe that tests
+ * the key instead of the bit (a patched jump, no load).  Changed under
+ * gpulat_lock only, with gpulat_mux_set().
  */
 struct gpulat_mux {
 	const char *name;
@@ -30,10 +33,26 @@ struct gpulat_mux {
 	u32 on;
 	/* the family probes it calls: [family id], NULL where none */
 	void *const *users;
+	/* [family id], NULL where none; NULL: no keys */
+	struct static_key_false *const *keys;
 };
+
+extern struct gpulat_mux gpulat_mux_switch, gpulat_mux_wakeup;
+DECLARE_STATIC_KEY_FALSE(gpulat_mux_switch_sched);
+DECLARE_STATIC_KEY_FALSE(gpulat_mux_switch_nvidia);
+DECLARE_STATIC_KEY_FALSE(gpulat_mux_wakeup_sched);
+DECLARE_STATIC_KEY_FALSE(gpulat_mux_wakeup_nvidia);
+
+/* call @fn with sched_switch's arguments (data is NULL for every probe) */
+#ifdef GPULAT_HAVE_SWITCH_PREV_STATE
+#define GPULAT_SCHED_SWITCH_CALL(fn)	fn(NULL, preempt, prev, next, prev_state)
+#else
+#define GPULAT_SCHED_SWITCH_CALL(fn)	fn(NULL, preempt, prev, next)
+#endif
 
 struct gpulat_mux *gpulat_mux_of(const struct gpulat_family *fam,
 				 const struct gpulat_tp *t);
+void gpulat_mux_set(struct gpulat_mux *m, u32 fam_id, bool on);
 
 typedef void (gpulat_switch_probe_t)(GPULAT_SCHED_SWITCH_ARGS);
 

@@ -133,7 +133,7 @@ static __always_inline void sched_end(pid_t pid, u64 now)
 					   GPULAT_SCHED_WAKEUP], delta);
 }
 
-void sched_probe_wakeup(void *data, struct task_struct *p)
+static __always_inline void sched_wakeup(struct task_struct *p)
 {
 	this_cpu_inc(sched_pc->counters[SCHED_HIT_WAKEUP]);
 	sched_start(p->pid, 0, ktime_get_mono_fast_ns(), true);
@@ -145,7 +145,9 @@ static void sched_probe_wakeup_new(void *data, struct task_struct *p)
 	sched_start(p->pid, 0, ktime_get_mono_fast_ns(), true);
 }
 
-void sched_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
+static __always_inline void sched_switch(bool preempt,
+					 struct task_struct *prev,
+					 struct task_struct *next)
 {
 	u64 now = ktime_get_mono_fast_ns();
 
@@ -164,6 +166,28 @@ void sched_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
 	}
 	if (next->pid)
 		sched_end(next->pid, now);
+}
+
+/*
+ * sched_probe_wakeup and sched_probe_switch are also the tracepoints' mux
+ * (mux.h), the only probe registered there: they call the nvidia
+ * family's after their own work, as a tail call.  Which families are on
+ * is in static keys, patched jumps that cost no load.
+ */
+void sched_probe_wakeup(void *data, struct task_struct *p)
+{
+	if (static_branch_likely(&gpulat_mux_wakeup_sched))
+		sched_wakeup(p);
+	if (static_branch_unlikely(&gpulat_mux_wakeup_nvidia))
+		nv_probe_wakeup(NULL, p);
+}
+
+void sched_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
+{
+	if (static_branch_likely(&gpulat_mux_switch_sched))
+		sched_switch(preempt, prev, next);
+	if (static_branch_unlikely(&gpulat_mux_switch_nvidia))
+		GPULAT_SCHED_SWITCH_CALL(nv_probe_switch);
 }
 
 static int sched_init(struct gpulat_family *fam, void __percpu *pcpu)

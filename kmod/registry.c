@@ -69,12 +69,12 @@ static int gpulat_tp_register(struct gpulat_family *fam, struct gpulat_tp *t)
 	if (!m)
 		return tracepoint_probe_register(t->tp, t->probe, NULL);
 	/* the bit before the probe: the mux calls only families it has */
-	WRITE_ONCE(m->on, m->on | BIT(fam->id));
+	gpulat_mux_set(m, fam->id, true);
 	if (m->on != BIT(fam->id))
 		return 0;
 	ret = tracepoint_probe_register(t->tp, m->probe, NULL);
 	if (ret)
-		WRITE_ONCE(m->on, 0);
+		gpulat_mux_set(m, fam->id, false);
 	return ret;
 }
 
@@ -87,7 +87,7 @@ static void gpulat_tp_unregister(struct gpulat_family *fam,
 		tracepoint_probe_unregister(t->tp, t->probe, NULL);
 		return;
 	}
-	WRITE_ONCE(m->on, m->on & ~BIT(fam->id));
+	gpulat_mux_set(m, fam->id, false);
 	if (!m->on)
 		tracepoint_probe_unregister(t->tp, m->probe, NULL);
 }
