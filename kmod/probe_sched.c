@@ -89,8 +89,13 @@ static __always_inline bool sched_owns(u64 entry, pid_t pid)
 /*
  * sched_start - stamp @pid as runnable since @now
  *
- * A woken task that already holds a stamp keeps it: it has been runnable
- * since then (preempted and woken again before it ran).
+ * A woken task that already holds a preempt stamp keeps it: it has been
+ * runnable since then (preempted after setting a sleeping state, and
+ * woken before it ran).  Any other stamp it holds is stale: set by a
+ * wakeup that caught it still running, which sched_end() never saw.  Such
+ * a stamp is replaced here or at a runnable switch-out, so a task going
+ * to sleep need not clear its entry (that cost a table lookup at most
+ * switches).
  */
 static __always_inline void sched_start(pid_t pid, u64 kind, u64 now,
 					bool keep)
@@ -98,7 +103,7 @@ static __always_inline void sched_start(pid_t pid, u64 kind, u64 now,
 	u64 *slot = sched_slot(pid), old = READ_ONCE(*slot);
 
 	if (sched_owns(old, pid)) {
-		if (keep)
+		if (keep && (old & STAMP_PREEMPT))
 			return;
 	} else if (old) {
 		this_cpu_inc(sched_pc->counters[GPULAT_SCHED_EVICTED]);
@@ -153,17 +158,9 @@ static __always_inline void sched_switch(bool preempt,
 
 	this_cpu_inc(sched_pc->counters[SCHED_HIT_SWITCH]);
 	/* pid 0 is the idle task: neither its start nor its end is a wait */
-	if (prev->pid) {
-		if (preempt || gpulat_task_state(prev) == TASK_RUNNING) {
-			sched_start(prev->pid, STAMP_PREEMPT, now, false);
-		} else {
-			u64 *slot = sched_slot(prev->pid);
-
-			/* going to sleep: forget any stamp, the wakeup sets one */
-			if (sched_owns(READ_ONCE(*slot), prev->pid))
-				WRITE_ONCE(*slot, 0);
-		}
-	}
+	if (prev->pid &&
+	    (preempt || gpulat_task_state(prev) == TASK_RUNNING))
+		sched_start(prev->pid, STAMP_PREEMPT, now, false);
 	if (next->pid)
 		sched_end(next->pid, now);
 }
