@@ -63,6 +63,8 @@ MODULE_PARM_DESC(sched_slots,
 static struct sched_pcpu __percpu *sched_pc;
 static u64 *sched_stamps;
 static u32 sched_bits;
+/* from sched_bits, so that a lookup does not derive them each time */
+static u32 sched_mask, sched_hi_shift;
 
 /*
  * sched_slot - a pid's entry; a bijection on the table that moves the low
@@ -71,9 +73,9 @@ static u32 sched_bits;
  */
 static __always_inline u64 *sched_slot(pid_t pid)
 {
-	u32 p = (u32)pid & ((1U << sched_bits) - 1);
+	u32 p = (u32)pid & sched_mask;
 
-	return &sched_stamps[((p & 7) << (sched_bits - 3)) | (p >> 3)];
+	return &sched_stamps[((p & 7) << sched_hi_shift) | (p >> 3)];
 }
 
 static __always_inline u64 sched_tag(pid_t pid)
@@ -203,6 +205,8 @@ static int sched_init(struct gpulat_family *fam, void __percpu *pcpu)
 	if (!sched_stamps)
 		return -ENOMEM;
 	sched_bits = ilog2(n);
+	sched_mask = n - 1;
+	sched_hi_shift = sched_bits - 3;
 	sched_pc = pcpu;
 	fam->extra_bytes = n * sizeof(u64);
 	return 0;
