@@ -2,10 +2,12 @@
 /*
  * Tracepoints that more than one family hooks (sched_switch, sched_wakeup,
  * irq_handler_entry, irq_handler_exit) get a single probe of gpulat's, which
- * calls each attached family's probe directly.  A tracepoint with one probe
- * calls it through a static call; with two it goes through the kernel's
- * iterator and an indirect call (a retpoline) per probe, which cost about
- * 46 instructions per sched event, more than the nvidia family's own work.
+ * calls each attached family's probe directly: on sched_switch and
+ * sched_wakeup the sched family's own probes, elsewhere one in mux.c.  A
+ * tracepoint with one probe calls it through a static call; with two it
+ * goes through the kernel's iterator and an indirect call (a retpoline)
+ * per probe, which cost about 46 instructions per sched event, more than
+ * the nvidia family's own work.
  */
 #ifndef _GPULAT_MUX_H
 #define _GPULAT_MUX_H
