@@ -112,8 +112,9 @@ static void gpulat_show_bars(struct seq_file *m, const struct gpulat_hist *h)
 	}
 }
 
+/* gpulat_show_per_cpu - one line per CPU; @h is scratch */
 static void gpulat_show_per_cpu(struct seq_file *m, struct gpulat_family *fam,
-				unsigned int s)
+				unsigned int s, struct gpulat_hist *h)
 {
 	char p50[24], p99[24], mx[24];
 	int cpu;
@@ -121,10 +122,9 @@ static void gpulat_show_per_cpu(struct seq_file *m, struct gpulat_family *fam,
 	seq_printf(m, "%6s %12s %10s %10s %10s\n", "cpu", "count", "p50",
 		   "p99", "max");
 	for_each_possible_cpu(cpu) {
-		struct gpulat_hist *h = gpulat_fam_hist(fam, cpu, s);
-
-		if (!READ_ONCE(h->count))
+		if (!READ_ONCE(gpulat_fam_hist(fam, cpu, s)->count))
 			continue;
+		gpulat_hist_sum(fam, s, cpumask_of(cpu), h);
 		seq_printf(m, "%6d %12llu %10s %10s %10s\n", cpu, h->count,
 			   gpulat_fmt_q(p50, sizeof(p50), h, 500000),
 			   gpulat_fmt_q(p99, sizeof(p99), h, 990000),
@@ -190,7 +190,7 @@ static int gpulat_family_show(struct seq_file *m, void *unused)
 		seq_puts(m, "family is off; the data below is kept from before\n");
 	seq_printf(m, "memory: %zu bytes per CPU, %zu bytes shared\n",
 		   fam->pcpu_size + (fam->hists ? fam->nr_series *
-				     sizeof(struct gpulat_hist) : 0),
+				     gpulat_fam_hist_bytes(fam) : 0),
 		   fam->extra_bytes);
 
 	h = kmalloc(sizeof(*h), GFP_KERNEL);
@@ -204,7 +204,7 @@ static int gpulat_family_show(struct seq_file *m, void *unused)
 			   fam->series[i].key_name ?: "", fam->series[i].what);
 		gpulat_show_summary(m, h);
 		gpulat_show_bars(m, h);
-		gpulat_show_per_cpu(m, fam, i);
+		gpulat_show_per_cpu(m, fam, i, h);
 	}
 	if (fam->keyed)
 		gpulat_show_keyed(m, fam, h);

@@ -42,6 +42,47 @@ static __always_inline void gpulat_hist_record(struct gpulat_hist __percpu *h,
 	this_cpu_inc(h->count);
 }
 
+/*
+ * The same in 48-bit slots, each a u32 low part and a u16 high part (6
+ * bytes instead of 8): 1,384 bytes instead of 1,832, for a family with
+ * many per-CPU series.  A slot counts to 2^48 (a million samples a second
+ * in one slot of one CPU for 8.9 years).  count, sum_ns and max_ns lead
+ * both layouts, so gpulat_fam_hist() serves them for either.
+ *
+ * lo counts 0 .. U32_MAX - 1; at the next sample it reads U32_MAX while hi
+ * goes up by one, then 0: the slot is hi * U32_MAX + lo, and a reader
+ * that sees U32_MAX or lo going back reads again.
+ */
+struct gpulat_phist {
+	u64 count;
+	u64 sum_ns;
+	u64 max_ns;
+	u32 lo[GPULAT_HIST_NR_BUCKETS];
+	u16 hi[GPULAT_HIST_NR_BUCKETS];
+};
+
+/* gpulat_phist_record - as gpulat_hist_record(), same rules */
+static __always_inline void gpulat_phist_record(struct gpulat_phist __percpu *h,
+						u64 ns)
+{
+	u32 s = gpulat_hist_slot(ns), lo = this_cpu_read(h->lo[s]);
+
+	if (likely(lo < U32_MAX - 1)) {
+		this_cpu_write(h->lo[s], lo + 1);
+	} else {
+		this_cpu_write(h->lo[s], U32_MAX);
+		smp_wmb();	/* readers see the carry under way */
+		this_cpu_inc(h->hi[s]);
+		smp_wmb();	/* hi up before lo restarts */
+		this_cpu_write(h->lo[s], 0);
+	}
+	this_cpu_add(h->sum_ns, ns);
+	if (ns > this_cpu_read(h->max_ns))
+		this_cpu_write(h->max_ns, ns);
+	smp_wmb();	/* slot before count; pairs with the snapshot's rmb */
+	this_cpu_inc(h->count);
+}
+
 /* A tracepoint a family hooks, found by name at attach time. */
 struct gpulat_tp {
 	const char *name;
@@ -92,6 +133,7 @@ struct gpulat_family {
 	 * the percpu allocator's 32 KiB cap in one block.
 	 */
 	struct gpulat_hist __percpu **hists;
+	bool packed;			/* hists are struct gpulat_phist */
 	struct gpulat_keyed *keyed;	/* NULL: no keyed series */
 	int (*init)(struct gpulat_family *fam, void __percpu *pcpu);
 	void (*exit)(struct gpulat_family *fam);
@@ -135,6 +177,38 @@ static inline struct gpulat_hist *gpulat_fam_hist(struct gpulat_family *fam,
 		return per_cpu_ptr(fam->hists[idx], cpu);
 	h = per_cpu_ptr(fam->pcpu, cpu) + fam->hist_offset;
 	return h + idx;
+}
+
+/* gpulat_fam_slot - slot @s of series @idx on @cpu, from any CPU */
+static inline u64 gpulat_fam_slot(struct gpulat_family *fam, int cpu,
+				  unsigned int idx, unsigned int s)
+{
+	const struct gpulat_phist *p;
+	unsigned int tries = 0;
+	u32 lo, lo2;
+	u16 hi;
+
+	if (!fam->packed)
+		return READ_ONCE(gpulat_fam_hist(fam, cpu, idx)->slots[s]);
+	p = (const void *)gpulat_fam_hist(fam, cpu, idx);
+	do {
+		lo = READ_ONCE(p->lo[s]);
+		smp_rmb();	/* pairs with gpulat_phist_record() */
+		hi = READ_ONCE(p->hi[s]);
+		smp_rmb();	/* lo again: it did not wrap meanwhile */
+		lo2 = READ_ONCE(p->lo[s]);
+		if (lo != U32_MAX && lo2 != U32_MAX && lo2 >= lo)
+			break;
+		cpu_relax();
+	} while (++tries < 1000);	/* a writer preempted mid-carry (RT) */
+	return (u64)hi * U32_MAX + (lo2 == U32_MAX ? 0 : lo2);
+}
+
+/* gpulat_fam_hist_bytes - one CPU's histogram of a series kept apart */
+static inline size_t gpulat_fam_hist_bytes(const struct gpulat_family *fam)
+{
+	return fam->packed ? sizeof(struct gpulat_phist) :
+			     sizeof(struct gpulat_hist);
 }
 
 static inline u64 *gpulat_fam_counters(struct gpulat_family *fam, int cpu)

@@ -41,7 +41,7 @@
 
 /* A stamp this old may be taken over: twice the usual request timeout. */
 #define BLOCK_EXPIRE_NS		(60ULL * NSEC_PER_SEC)
-#define BLOCK_INFLIGHT_PER_CPU	256U
+#define BLOCK_INFLIGHT_PER_CPU	128U
 #define BLOCK_INFLIGHT_MIN	4096U
 #define BLOCK_INFLIGHT_MAX	(1U << 22)
 #define BLOCK_NO_KEY		U32_MAX
@@ -68,7 +68,7 @@ struct block_pcpu {
 static unsigned int block_inflight;
 module_param(block_inflight, uint, 0444);
 MODULE_PARM_DESC(block_inflight,
-		 "in-flight request table entries (0: 256 per possible CPU, at least 4096)");
+		 "in-flight request table entries (0: 128 per possible CPU, at least 4096)");
 
 static struct block_pcpu __percpu *block_pc;
 static struct gpulat_inflight block_flight;

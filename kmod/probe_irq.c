@@ -33,6 +33,7 @@
 
 #include "gpulat.h"
 #include "keyed.h"
+#include "mux.h"
 #include "compat/irq.h"
 #include "trace.h"
 
@@ -80,7 +81,7 @@ static void irq_key_fill(struct gpulat_key *k, const void *arg)
 		scnprintf(k->name, sizeof(k->name), "irq%u", action->irq);
 }
 
-static void irq_probe_entry(void *data, int irq, struct irqaction *action)
+void irq_probe_entry(void *data, int irq, struct irqaction *action)
 {
 	struct irq_frame *f;
 	unsigned long flags;
@@ -123,8 +124,7 @@ static __always_inline u64 irq_pop(const struct irqaction *action)
 	return 0;
 }
 
-static void irq_probe_exit(void *data, int irq, struct irqaction *action,
-			   int ret)
+void irq_probe_exit(void *data, int irq, struct irqaction *action, int ret)
 {
 	u64 now = ktime_get_mono_fast_ns(), start;
 	unsigned long flags;

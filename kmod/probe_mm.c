@@ -76,7 +76,7 @@ struct mm_pcpu {
 static unsigned int mm_slots;
 module_param(mm_slots, uint, 0444);
 MODULE_PARM_DESC(mm_slots,
-		 "pid entries of the stall stamp table (0: 256 per possible CPU)");
+		 "pid entries of the stall stamp table (0: 128 per possible CPU)");
 
 static struct mm_pcpu __percpu *mm_pc;
 static u64 *mm_stamps;
@@ -203,7 +203,7 @@ static int mm_init(struct gpulat_family *fam, void __percpu *pcpu)
 #endif
 
 	if (!n)
-		n = 256UL * num_possible_cpus();
+		n = 128UL * num_possible_cpus();
 	n = roundup_pow_of_two(clamp(n, 1UL << STAMP_MIN_BITS,
 				     1UL << STAMP_PID_BITS));
 	mm_stamps = kvcalloc(n * MM_NR_KINDS, sizeof(u64), GFP_KERNEL);

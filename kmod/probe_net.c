@@ -68,7 +68,7 @@ struct net_pcpu {
 static unsigned int net_inflight;
 module_param(net_inflight, uint, 0444);
 MODULE_PARM_DESC(net_inflight,
-		 "in-flight table entries (0: 512 per possible CPU, at least 4096)");
+		 "in-flight table entries (0: 256 per possible CPU, at least 4096)");
 
 static unsigned int net_expire_ms = 1000;
 module_param(net_expire_ms, uint, 0444);
@@ -323,7 +323,7 @@ static int net_init(struct gpulat_family *fam, void __percpu *pcpu)
 	GPULAT_CHECK_PROBE(netif_receive_skb, net_probe_receive);
 
 	if (!n)
-		n = max(512UL * num_possible_cpus(), 4096UL);
+		n = max(256UL * num_possible_cpus(), 4096UL);
 	n = clamp(n, 64UL, 1UL << 22);
 	ret = gpulat_inflight_alloc(&net_flight, n,
 				    (u64)net_expire_ms * NSEC_PER_MSEC);

@@ -53,6 +53,7 @@
 
 #include "gpulat.h"
 #include "keyed.h"
+#include "mux.h"
 #include "compat/gpulat_compat.h"
 #include "trace.h"
 
@@ -402,7 +403,7 @@ static __always_inline void nv_switch_in(int i, u64 word, u64 now,
  * set.  The stamps of one task are written under
  * its run-queue lock (wakeup and switch), so they are serialised.
  */
-static void nv_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
+void nv_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
 {
 	int pi = -1, ni = -1;
 	u64 pw = 0, nw = 0, now;
@@ -423,7 +424,7 @@ static void nv_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
 		nv_switch_in(ni, nw, now, next);
 }
 
-static void nv_probe_wakeup(void *data, struct task_struct *p)
+void nv_probe_wakeup(void *data, struct task_struct *p)
 {
 	u64 word;
 	int i;
@@ -551,7 +552,7 @@ static __always_inline u64 nv_verdict(int irq, struct irqaction *action)
 	return nv_decide(irq, action, tag);
 }
 
-static void nv_probe_irq_entry(void *data, int irq, struct irqaction *action)
+void nv_probe_irq_entry(void *data, int irq, struct irqaction *action)
 {
 	struct nv_pcpu *pc;
 	unsigned long flags;
@@ -584,8 +585,8 @@ static __always_inline void nv_hardirq_file(u32 idx, u64 now, u64 delta)
 			   nv_keyed.keys[idx].key, now, delta, current, 0);
 }
 
-static void nv_probe_irq_exit(void *data, int irq, struct irqaction *action,
-			      int ret)
+void nv_probe_irq_exit(void *data, int irq, struct irqaction *action,
+		       int ret)
 {
 	struct nv_pcpu *pc;
 	unsigned long flags;

@@ -33,6 +33,7 @@
 #include <trace/events/sched.h>
 
 #include "gpulat.h"
+#include "mux.h"
 #include "compat/gpulat_compat.h"
 #include "trace.h"
 
@@ -63,6 +64,8 @@ MODULE_PARM_DESC(sched_slots,
 static struct sched_pcpu __percpu *sched_pc;
 static u64 *sched_stamps;
 static u32 sched_bits;
+/* from sched_bits, so that a lookup does not derive them each time */
+static u32 sched_mask, sched_hi_shift;
 
 /*
  * sched_slot - a pid's entry; a bijection on the table that moves the low
@@ -71,9 +74,9 @@ static u32 sched_bits;
  */
 static __always_inline u64 *sched_slot(pid_t pid)
 {
-	u32 p = (u32)pid & ((1U << sched_bits) - 1);
+	u32 p = (u32)pid & sched_mask;
 
-	return &sched_stamps[((p & 7) << (sched_bits - 3)) | (p >> 3)];
+	return &sched_stamps[((p & 7) << sched_hi_shift) | (p >> 3)];
 }
 
 static __always_inline u64 sched_tag(pid_t pid)
@@ -89,8 +92,13 @@ static __always_inline bool sched_owns(u64 entry, pid_t pid)
 /*
  * sched_start - stamp @pid as runnable since @now
  *
- * A woken task that already holds a stamp keeps it: it has been runnable
- * since then (preempted and woken again before it ran).
+ * A woken task that already holds a preempt stamp keeps it: it has been
+ * runnable since then (preempted after setting a sleeping state, and
+ * woken before it ran).  Any other stamp it holds is stale: set by a
+ * wakeup that caught it still running, which sched_end() never saw.  Such
+ * a stamp is replaced here or at a runnable switch-out, so a task going
+ * to sleep need not clear its entry (that cost a table lookup at most
+ * switches).
  */
 static __always_inline void sched_start(pid_t pid, u64 kind, u64 now,
 					bool keep)
@@ -98,7 +106,7 @@ static __always_inline void sched_start(pid_t pid, u64 kind, u64 now,
 	u64 *slot = sched_slot(pid), old = READ_ONCE(*slot);
 
 	if (sched_owns(old, pid)) {
-		if (keep)
+		if (keep && (old & STAMP_PREEMPT))
 			return;
 	} else if (old) {
 		this_cpu_inc(sched_pc->counters[GPULAT_SCHED_EVICTED]);
@@ -137,7 +145,7 @@ static __always_inline void sched_end(struct task_struct *p, u64 now)
 			   GPULAT_OUT_CPU_WAIT);
 }
 
-static void sched_probe_wakeup(void *data, struct task_struct *p)
+static __always_inline void sched_wakeup(struct task_struct *p)
 {
 	this_cpu_inc(sched_pc->counters[SCHED_HIT_WAKEUP]);
 	sched_start(p->pid, 0, ktime_get_mono_fast_ns(), true);
@@ -149,28 +157,44 @@ static void sched_probe_wakeup_new(void *data, struct task_struct *p)
 	sched_start(p->pid, 0, ktime_get_mono_fast_ns(), true);
 }
 
-static void sched_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
+static __always_inline void sched_switch(bool preempt,
+					 struct task_struct *prev,
+					 struct task_struct *next)
 {
 	u64 now = ktime_get_mono_fast_ns();
 
 	this_cpu_inc(sched_pc->counters[SCHED_HIT_SWITCH]);
 	/* pid 0 is the idle task: neither its start nor its end is a wait */
-	if (prev->pid) {
-		if (preempt || gpulat_task_state(prev) == TASK_RUNNING) {
-			sched_start(prev->pid, STAMP_PREEMPT, now, false);
-		} else {
-			u64 *slot = sched_slot(prev->pid);
-
-			/* going to sleep: forget any stamp, the wakeup sets one */
-			if (sched_owns(READ_ONCE(*slot), prev->pid))
-				WRITE_ONCE(*slot, 0);
-		}
-	}
+	if (prev->pid &&
+	    (preempt || gpulat_task_state(prev) == TASK_RUNNING))
+		sched_start(prev->pid, STAMP_PREEMPT, now, false);
 	if (next->pid)
 		sched_end(next, now);
 	/* after the check above: a wait's history ends before its end */
 	if (gpulat_trace_on())
 		gpulat_trace_switch(now, next->pid);
+}
+
+/*
+ * sched_probe_wakeup and sched_probe_switch are also the tracepoints' mux
+ * (mux.h), the only probe registered there: they call the nvidia
+ * family's after their own work, as a tail call.  Which families are on
+ * is in static keys, patched jumps that cost no load.
+ */
+void sched_probe_wakeup(void *data, struct task_struct *p)
+{
+	if (static_branch_likely(&gpulat_mux_wakeup_sched))
+		sched_wakeup(p);
+	if (static_branch_unlikely(&gpulat_mux_wakeup_nvidia))
+		nv_probe_wakeup(NULL, p);
+}
+
+void sched_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
+{
+	if (static_branch_likely(&gpulat_mux_switch_sched))
+		sched_switch(preempt, prev, next);
+	if (static_branch_unlikely(&gpulat_mux_switch_nvidia))
+		GPULAT_SCHED_SWITCH_CALL(nv_probe_switch);
 }
 
 static int sched_init(struct gpulat_family *fam, void __percpu *pcpu)
@@ -189,6 +213,8 @@ static int sched_init(struct gpulat_family *fam, void __percpu *pcpu)
 	if (!sched_stamps)
 		return -ENOMEM;
 	sched_bits = ilog2(n);
+	sched_mask = n - 1;
+	sched_hi_shift = sched_bits - 3;
 	sched_pc = pcpu;
 	fam->extra_bytes = n * sizeof(u64);
 	return 0;

@@ -9,9 +9,10 @@
  * The series are per-CPU histograms with a fixed key, the vector number
  * (key_name "NET_RX"): id = GPULAT_SOFTIRQ_SERIES(vec, kind).
  *
- * The twenty histograms (36,640 bytes per CPU) pass the percpu allocator's
- * 32 KiB cap for one allocation, so they are allocated apart, one per
- * series (GPULAT_HISTS_APART), in id order.
+ * The twenty histograms are allocated apart, one per series
+ * (GPULAT_HISTS_APART), in id order, and in 48-bit slots (struct
+ * gpulat_phist): 27,680 bytes per CPU instead of 36,640, where 64-bit
+ * slots would be most of the module's per-CPU memory.
  *
  * A raise sets the pending bit of the CPU it runs on, and the vector runs
  * on that CPU (at irq_exit(), local_bh_enable() or in ksoftirqd), so the
@@ -62,7 +63,7 @@ struct softirq_pcpu {
 
 static struct softirq_pcpu __percpu *softirq_pc;
 /* [GPULAT_SOFTIRQ_SERIES(vec, kind)], allocated by the registry */
-static struct gpulat_hist __percpu **softirq_hists;
+static struct gpulat_phist __percpu **softirq_hists;
 
 /* A vector's series, from its name: SOFTIRQ_RUN(NET_RX) */
 #define SOFTIRQ_DESC(vec, kind, what_)					\
@@ -109,8 +110,8 @@ static __always_inline void softirq_file(unsigned int vec, unsigned int kind,
 		this_cpu_inc(softirq_pc->counters[GPULAT_SOFTIRQ_NEGATIVE]);
 		return;
 	}
-	gpulat_hist_record(softirq_hists[GPULAT_SOFTIRQ_SERIES(vec, kind)],
-			   delta);
+	gpulat_phist_record(softirq_hists[GPULAT_SOFTIRQ_SERIES(vec, kind)],
+			    delta);
 	if (kind == GPULAT_SOFTIRQ_RUN && gpulat_trace_on())
 		gpulat_trace_softirq_span(now, delta);
 	/* a raised softirq waits for this CPU: name who held it */
@@ -213,7 +214,7 @@ static int softirq_family_init(struct gpulat_family *fam, void __percpu *pcpu)
 		}
 	}
 	softirq_pc = pcpu;
-	softirq_hists = fam->hists;
+	softirq_hists = (struct gpulat_phist __percpu **)fam->hists;
 	return 0;
 }
 
@@ -259,6 +260,7 @@ struct gpulat_family gpulat_softirq_family = {
 	.nr_drops	= ARRAY_SIZE(softirq_drop_names),
 	.pcpu_size	= sizeof(struct softirq_pcpu),
 	.hist_offset	= GPULAT_HISTS_APART,
+	.packed		= true,
 	.counter_offset	= offsetof(struct softirq_pcpu, counters),
 	.init		= softirq_family_init,
 	.clear		= softirq_family_clear,

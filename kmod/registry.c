@@ -17,6 +17,7 @@
 
 #include "gpulat.h"
 #include "keyed.h"
+#include "mux.h"
 
 struct gpulat_family *gpulat_families[] = {
 	&gpulat_sched_family,
@@ -59,6 +60,38 @@ static void gpulat_tp_match(struct tracepoint *tp, void *priv)
 			fam->tps[i].tp = tp;
 }
 
+/* gpulat_tp_register - hook @t's probe, alone or through its mux */
+static int gpulat_tp_register(struct gpulat_family *fam, struct gpulat_tp *t)
+{
+	struct gpulat_mux *m = gpulat_mux_of(fam, t);
+	int ret;
+
+	if (!m)
+		return tracepoint_probe_register(t->tp, t->probe, NULL);
+	/* the bit before the probe: the mux calls only families it has */
+	gpulat_mux_set(m, fam->id, true);
+	if (m->on != BIT(fam->id))
+		return 0;
+	ret = tracepoint_probe_register(t->tp, m->probe, NULL);
+	if (ret)
+		gpulat_mux_set(m, fam->id, false);
+	return ret;
+}
+
+static void gpulat_tp_unregister(struct gpulat_family *fam,
+				 struct gpulat_tp *t)
+{
+	struct gpulat_mux *m = gpulat_mux_of(fam, t);
+
+	if (!m) {
+		tracepoint_probe_unregister(t->tp, t->probe, NULL);
+		return;
+	}
+	gpulat_mux_set(m, fam->id, false);
+	if (!m->on)
+		tracepoint_probe_unregister(t->tp, m->probe, NULL);
+}
+
 /* gpulat_family_detach - unregister every probe that was attached */
 static void gpulat_family_detach(struct gpulat_family *fam)
 {
@@ -69,7 +102,7 @@ static void gpulat_family_detach(struct gpulat_family *fam)
 
 		if (t->state != GPULAT_PROBE_ATTACHED)
 			continue;
-		tracepoint_probe_unregister(t->tp, t->probe, NULL);
+		gpulat_tp_unregister(fam, t);
 		t->state = GPULAT_PROBE_DISABLED;
 	}
 }
@@ -100,7 +133,7 @@ static int gpulat_family_attach(struct gpulat_family *fam)
 	for (i = 0; i < fam->nr_tps; i++) {
 		struct gpulat_tp *t = &fam->tps[i];
 
-		ret = tracepoint_probe_register(t->tp, t->probe, NULL);
+		ret = gpulat_tp_register(fam, t);
 		if (ret) {
 			pr_err("%s: cannot attach %s: %d, family off\n",
 			       fam->name, t->name, ret);
@@ -135,11 +168,14 @@ static int gpulat_family_alloc_hists(struct gpulat_family *fam)
 
 	if (fam->hist_offset != GPULAT_HISTS_APART)
 		return 0;
+	BUILD_BUG_ON(offsetof(struct gpulat_phist, max_ns) !=
+		     offsetof(struct gpulat_hist, max_ns));
 	fam->hists = kcalloc(fam->nr_series, sizeof(*fam->hists), GFP_KERNEL);
 	if (!fam->hists)
 		return -ENOMEM;
 	for (i = 0; i < fam->nr_series; i++) {
-		fam->hists[i] = alloc_percpu(struct gpulat_hist);
+		fam->hists[i] = __alloc_percpu(gpulat_fam_hist_bytes(fam),
+					       __alignof__(u64));
 		if (!fam->hists[i]) {
 			gpulat_family_free_hists(fam);
 			return -ENOMEM;
@@ -303,7 +339,7 @@ void gpulat_hist_sum(struct gpulat_family *fam, unsigned int idx,
 		if (max > out->max_ns)
 			out->max_ns = max;
 		for (s = 0; s < GPULAT_HIST_NR_BUCKETS; s++)
-			out->slots[s] += READ_ONCE(h->slots[s]);
+			out->slots[s] += gpulat_fam_slot(fam, cpu, idx, s);
 	}
 }
 
@@ -330,7 +366,7 @@ static int gpulat_reset_stopped(void *unused)
 			memset(per_cpu_ptr(fam->pcpu, cpu), 0, fam->pcpu_size);
 			for (j = 0; fam->hists && j < fam->nr_series; j++)
 				memset(gpulat_fam_hist(fam, cpu, j), 0,
-				       sizeof(struct gpulat_hist));
+				       gpulat_fam_hist_bytes(fam));
 		}
 		if (kd)
 			memset(kd->hists, 0, (size_t)kd->max_keys *

@@ -107,7 +107,7 @@ static int gpulat_snap_series(struct gpulat_snap_ctx *ctx,
 			rec->sum_ns = READ_ONCE(h->sum_ns);
 			rec->max_ns = READ_ONCE(h->max_ns);
 			for (i = 0; i < GPULAT_HIST_NR_BUCKETS; i++)
-				rec->buckets[i] = READ_ONCE(h->slots[i]);
+				rec->buckets[i] = gpulat_fam_slot(fam, cpu, s, i);
 			ret = gpulat_snap_put(ctx, rec, GPULAT_SERIES_BYTES);
 			if (ret)
 				return ret;
