@@ -71,7 +71,7 @@ static atomic64_t trace_lost_total;
 /* when the histories began: the first reader since none (0: never) */
 static u64 trace_since;
 
-static unsigned int trace_ring = 64;
+static unsigned int trace_ring = 32;
 module_param(trace_ring, uint, 0444);
 MODULE_PARM_DESC(trace_ring,
 		 "outlier trace records per CPU (power of two, 8..128)");
