@@ -179,18 +179,14 @@ static inline struct gpulat_hist *gpulat_fam_hist(struct gpulat_family *fam,
 	return h + idx;
 }
 
-/* gpulat_fam_slot - slot @s of series @idx on @cpu, from any CPU */
-static inline u64 gpulat_fam_slot(struct gpulat_family *fam, int cpu,
-				  unsigned int idx, unsigned int s)
+/* gpulat_phist_slot - slot @s of a packed histogram, from any CPU */
+static inline u64 gpulat_phist_slot(const struct gpulat_phist *p,
+				    unsigned int s)
 {
-	const struct gpulat_phist *p;
 	unsigned int tries = 0;
 	u32 lo, lo2;
 	u16 hi;
 
-	if (!fam->packed)
-		return READ_ONCE(gpulat_fam_hist(fam, cpu, idx)->slots[s]);
-	p = (const void *)gpulat_fam_hist(fam, cpu, idx);
 	do {
 		lo = READ_ONCE(p->lo[s]);
 		smp_rmb();	/* pairs with gpulat_phist_record() */
@@ -202,6 +198,26 @@ static inline u64 gpulat_fam_slot(struct gpulat_family *fam, int cpu,
 		cpu_relax();
 	} while (++tries < 1000);	/* a writer preempted mid-carry (RT) */
 	return (u64)hi * U32_MAX + (lo2 == U32_MAX ? 0 : lo2);
+}
+
+/*
+ * gpulat_fam_slots - add the slots of series @idx on @cpu to @out (or
+ * store them, with @add false), from any CPU; the histogram is looked up
+ * once, not per slot (snapshots read every slot of every CPU)
+ */
+static inline void gpulat_fam_slots(struct gpulat_family *fam, int cpu,
+				    unsigned int idx, u64 *out, bool add)
+{
+	const struct gpulat_hist *h = gpulat_fam_hist(fam, cpu, idx);
+	const struct gpulat_phist *p = (const void *)h;
+	unsigned int s;
+	u64 v;
+
+	for (s = 0; s < GPULAT_HIST_NR_BUCKETS; s++) {
+		v = fam->packed ? gpulat_phist_slot(p, s) :
+				  READ_ONCE(h->slots[s]);
+		out[s] = add ? out[s] + v : v;
+	}
 }
 
 /* gpulat_fam_hist_bytes - one CPU's histogram of a series kept apart */

@@ -326,7 +326,6 @@ u64 gpulat_counter_sum(struct gpulat_family *fam, unsigned int idx)
 void gpulat_hist_sum(struct gpulat_family *fam, unsigned int idx,
 		     const struct cpumask *cpus, struct gpulat_hist *out)
 {
-	unsigned int s;
 	int cpu;
 
 	memset(out, 0, sizeof(*out));
@@ -338,8 +337,7 @@ void gpulat_hist_sum(struct gpulat_family *fam, unsigned int idx,
 		out->sum_ns += READ_ONCE(h->sum_ns);
 		if (max > out->max_ns)
 			out->max_ns = max;
-		for (s = 0; s < GPULAT_HIST_NR_BUCKETS; s++)
-			out->slots[s] += gpulat_fam_slot(fam, cpu, idx, s);
+		gpulat_fam_slots(fam, cpu, idx, out->slots, true);
 	}
 }
 

@@ -93,7 +93,7 @@ static int gpulat_snap_series(struct gpulat_snap_ctx *ctx,
 			      const struct cpumask *cpus)
 {
 	struct gpulat_series *rec = ctx->rec;
-	unsigned int s, i;
+	unsigned int s;
 	int cpu, ret;
 
 	for (s = 0; s < fam->nr_series; s++) {
@@ -106,8 +106,7 @@ static int gpulat_snap_series(struct gpulat_snap_ctx *ctx,
 			smp_rmb();	/* pairs with gpulat_hist_record() */
 			rec->sum_ns = READ_ONCE(h->sum_ns);
 			rec->max_ns = READ_ONCE(h->max_ns);
-			for (i = 0; i < GPULAT_HIST_NR_BUCKETS; i++)
-				rec->buckets[i] = gpulat_fam_slot(fam, cpu, s, i);
+			gpulat_fam_slots(fam, cpu, s, rec->buckets, false);
 			ret = gpulat_snap_put(ctx, rec, GPULAT_SERIES_BYTES);
 			if (ret)
 				return ret;
