@@ -210,12 +210,23 @@ static inline void gpulat_fam_slots(struct gpulat_family *fam, int cpu,
 {
 	const struct gpulat_hist *h = gpulat_fam_hist(fam, cpu, idx);
 	const struct gpulat_phist *p = (const void *)h;
+	bool carried;
 	unsigned int s;
 	u64 v;
 
+	/*
+	 * No slot of a packed histogram holds more than its count (bar the
+	 * few samples being filed): below 2^31 none can have carried, nor
+	 * carry while we read, and the low words are the whole story.
+	 */
+	carried = fam->packed && READ_ONCE(p->count) >= (1ULL << 31);
 	for (s = 0; s < GPULAT_HIST_NR_BUCKETS; s++) {
-		v = fam->packed ? gpulat_phist_slot(p, s) :
-				  READ_ONCE(h->slots[s]);
+		if (!fam->packed)
+			v = READ_ONCE(h->slots[s]);
+		else if (!carried)
+			v = READ_ONCE(p->lo[s]);
+		else
+			v = gpulat_phist_slot(p, s);
 		out[s] = add ? out[s] + v : v;
 	}
 }
