@@ -9,8 +9,8 @@
 #   bin=DIR         the static workload programs (tests/bench/*.c)
 #   reps=N          repetitions (run mode)
 #   configs="..."   configurations to run, in this order before rotation
-#   workloads="..." workloads to run: pp hb blk udp irq
-#   pp= hb= blk= udp= irq=   units of work per run of each workload
+#   workloads="..." workloads to run: pp hb blk udp irq irqgen
+#   pp= hb= blk= udp= irq= irqgen=   units of work per run of each workload
 #   calls=N         snapshot calls to time (snap mode)
 #   ip=PATH         iproute2's ip (busybox's lacks netns and veth)
 #   nobpftrace=WHY  skip the bpftrace configuration, saying WHY
@@ -32,11 +32,11 @@ set -u
 
 mode=run bin=/gpulat/bin reps=1 configs="none" workloads="pp" calls=50 ip=ip
 nobpftrace=""
-pp=2000 hb=20 blk=1000 udp=1000 irq=500
+pp=2000 hb=20 blk=1000 udp=1000 irq=500 irqgen=2000
 for a in "$@"; do
 	case $a in
 	mode=* | bin=* | reps=* | configs=* | workloads=* | calls=* | ip=* | nobpftrace=* | \
-		pp=* | hb=* | blk=* | udp=* | irq=*)
+		pp=* | hb=* | blk=* | udp=* | irq=* | irqgen=*)
 		eval "${a%%=*}=\${a#*=}" ;;
 	*) echo "bench: unknown argument $a"; exit 2 ;;
 	esac
@@ -81,6 +81,7 @@ memory_lines() {
 # --- workloads ---------------------------------------------------------------
 
 NULLB="" NS_A=bench-a NS_B=bench-b ADDR_B=10.232.0.2 HAVE_VETH=0 HAVE_NIC=0
+HAVE_IRQGEN=0
 
 setup_blk() {
 	modprobe null_blk nr_devices=1 irqmode=0 gb=1 bs=4096 \
@@ -129,13 +130,25 @@ setup_irq() {
 	HAVE_NIC=1
 }
 
+# Interrupts with a known count: tests/kmod/gpulat_irqgen.ko raises one
+# hard IRQ of its own (handler "gpulat_irqgen") per unit with
+# generic_handle_irq(), no device and no softirq behind it: the same count
+# costs the same instructions every time.  Loaded for the whole run.
+setup_irqgen() {
+	[ -f "$MODS/gpulat_irqgen.ko" ] ||
+		{ skip - irqgen "module not built (Kbuild needs obj-m += tests/kmod/)"; return; }
+	insmod "$MODS/gpulat_irqgen.ko" || { skip - irqgen "insmod gpulat_irqgen failed"; return; }
+	"$bin/irqgen" -w 0 16 >/dev/null || { skip - irqgen "gpulat_irqgen raises no interrupts"; return; }
+	HAVE_IRQGEN=1
+}
+
 # wl_family WORKLOAD: the family whose events the workload is made of
 wl_family() {
 	case $1 in
 	pp | hb) echo sched ;;
 	blk) echo block ;;
 	udp) echo net ;;
-	irq) echo irq ;;
+	irq | irqgen) echo irq ;;
 	esac
 }
 
@@ -146,6 +159,7 @@ wl_ready() {
 	blk) [ -n "$NULLB" ] ;;
 	udp) [ $HAVE_VETH = 1 ] ;;
 	irq) [ $HAVE_NIC = 1 ] ;;
+	irqgen) [ $HAVE_IRQGEN = 1 ] ;;
 	*) return 1 ;;
 	esac
 }
@@ -161,6 +175,7 @@ wl_run() {
 	blk) "$bin/blkread" $h "$NULLB" "$blk" ;;
 	udp) "$bin/udpflood" $h -S $NS_A -R $NS_B $ADDR_B 7000 "$udp" ;;
 	irq) "$bin/udpflood" $h -o 10.0.2.255 9 "$irq" ;;
+	irqgen) "$bin/irqgen" $h "$irqgen" ;;
 	esac
 }
 
@@ -170,10 +185,11 @@ wl_run() {
 applies() {
 	case $1 in
 	none | floor_ret | floor_clock | all) return 0 ;;
-	sched | nvidia | mm) [ "$2" = pp ] || { [ "$1" = sched ] && [ "$2" = hb ]; } ;;
+	sched | mm) [ "$2" = pp ] || { [ "$1" = sched ] && [ "$2" = hb ]; } ;;
+	nvidia) [ "$2" = pp ] || [ "$2" = irqgen ] ;;
 	block) [ "$2" = blk ] ;;
 	net) [ "$2" = udp ] ;;
-	irq) [ "$2" = irq ] ;;
+	irq) [ "$2" = irq ] || [ "$2" = irqgen ] ;;
 	softirq) [ "$2" = udp ] || [ "$2" = irq ] ;;
 	bpftrace) [ "$2" = pp ] || [ "$2" = hb ] || [ "$2" = blk ] ;;
 	ftrace) [ "$2" = pp ] || [ "$2" = hb ] ;;
@@ -345,6 +361,7 @@ for w in $workloads; do
 	blk) setup_blk ;;
 	udp) setup_udp ;;
 	irq) setup_irq ;;
+	irqgen) setup_irqgen ;;
 	esac
 done
 wl=""
