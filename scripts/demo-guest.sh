@@ -3,7 +3,7 @@
 # Runs inside the demo VM: a latency-inducing workload (two CPU hogs on
 # CPU 1, with a periodic background-priority sleeper there and another on
 # the idle CPU 0; reads from a disk that takes 2 ms per request), then
-# what gpulat shows about it.
+# what gpulat shows about it: histograms, outliers, a diagnosis.
 set -u
 echo "== gpulat status"
 gpulat status
@@ -31,6 +31,12 @@ dd if="$DISK" of=/dev/null bs=4k count=500 iflag=direct 2>/dev/null &
 echo
 echo "== gpulat hist sched --per-cpu 2 1   (one 2-second interval, under load)"
 gpulat hist sched --per-cpu 2 1
+echo
+echo "== gpulat trace -t sched=5ms -d 1   (outliers and who held the CPU; first 6)"
+gpulat trace -t sched=5ms -d 1 2>/dev/null | head -n 6
+echo
+echo "== gpulat diagnose -d 3   (which layer, the evidence, what to do)"
+gpulat diagnose -d 3
 
 kill $pids 2>/dev/null
 wait 2>/dev/null
