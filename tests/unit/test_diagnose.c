@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "text.h"
 
 #include "blob.h"
 #include "diagnose.h"
@@ -203,22 +204,6 @@ static char *render(const struct diag_result *r, bool json)
 		diag_print_text(f, r);
 	fclose(f);
 	return buf;
-}
-
-/* longest_line - columns of the longest line of @text */
-static size_t longest_line(const char *text)
-{
-	size_t max = 0, n;
-	const char *nl;
-
-	while (*text) {
-		nl = strchr(text, '\n');
-		n = nl ? (size_t)(nl - text) : strlen(text);
-		if (n > max)
-			max = n;
-		text += n + (nl ? 1 : 0);
-	}
-	return max;
 }
 
 /*

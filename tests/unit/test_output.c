@@ -6,28 +6,13 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "text.h"
 
 #include "blob.h"
 #include "gpulat.h"
 #include "gpulat_hist.h"
 #include "json.h"
 #include "units.h"
-
-/* longest_line - columns of the longest line of @text */
-static size_t longest_line(const char *text)
-{
-	size_t max = 0, n;
-	const char *nl;
-
-	while (*text) {
-		nl = strchr(text, '\n');
-		n = nl ? (size_t)(nl - text) : strlen(text);
-		if (n > max)
-			max = n;
-		text += n + (nl ? 1 : 0);
-	}
-	return max;
-}
 
 /* has_line - whether @text holds the exact line @line */
 static bool has_line(const char *text, const char *line)

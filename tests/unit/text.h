@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Checks on rendered text that several unit tests make. */
+#ifndef _GPULAT_TEST_TEXT_H
+#define _GPULAT_TEST_TEXT_H
+
+#include <stddef.h>
+
+/* longest_line - columns of the longest line of @text */
+size_t longest_line(const char *text);
+
+#endif /* _GPULAT_TEST_TEXT_H */
