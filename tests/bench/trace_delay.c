@@ -29,27 +29,11 @@
 #include <unistd.h>
 
 #include "uapi/gpulat.h"
+#include "bench.h"
 
 #define MAX_DELAYS	100000
 
 static uint64_t delays[MAX_DELAYS];
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
 
 static pid_t spawn(int nice, long sleep_us)
 {
@@ -87,6 +71,7 @@ int main(int argc, char **argv)
 	ssize_t got;
 	int fd;
 
+	bench_name = "trace_delay";
 	fd = open(GPULAT_DEVICE_PATH, O_RDONLY);
 	if (fd < 0 || ioctl(fd, GPULAT_IOC_THRESHOLD, &thr)) {
 		printf("BENCH skip trace_delay - %s\n", strerror(errno));
