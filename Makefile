@@ -112,7 +112,7 @@ bench:
 bench-quick:
 	scripts/bench --quick
 
-demo: setup guest
+demo: setup guest-user
 	scripts/demo
 
 clean: user-clean module-clean
