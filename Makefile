@@ -10,7 +10,7 @@
 # KERNELS lists the Debian kernels `make check` boots (see scripts/vmrun).
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
-KERNELS ?= 6.1 6.12
+KERNELS ?= 5.10 6.1 6.12
 VMRUN_SMP ?= 2
 
 .DEFAULT_GOAL := all
@@ -18,7 +18,8 @@ VMRUN_SMP ?= 2
 include user/user.mk
 
 .PHONY: all module module-clean guest guest-tests setup checkpatch \
-	modules-check vmtest check demo clean bench bench-quick
+	modules-check vmtest check demo clean bench bench-quick \
+	script-tests
 
 all: user
 	@if [ -d "$(KDIR)" ]; then $(MAKE) module; else \
@@ -39,7 +40,7 @@ module-clean:
 GUEST_TEST_SRCS := $(wildcard tests/kernel/*.c)
 GUEST_TESTS := $(patsubst tests/kernel/%.c,build/guest/tests/%,$(GUEST_TEST_SRCS))
 GUEST_SCRIPTS := $(patsubst tests/kernel/%,build/guest/tests/%,\
-		   $(wildcard tests/kernel/*.sh))
+		   $(wildcard tests/kernel/*.sh)) build/guest/tests/timeouts
 
 guest: guest-user guest-tests
 
@@ -53,6 +54,10 @@ build/guest/tests/%: tests/kernel/%.c tests/kernel/vmtest.h $(USER_LIB_STATIC) |
 build/guest/tests/%.sh: tests/kernel/%.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
+
+build/guest/tests/timeouts: tests/kernel/timeouts
+	@mkdir -p $(@D)
+	install -m 0644 $< $@
 
 # --- Checks ----------------------------------------------------------------
 
@@ -69,6 +74,12 @@ checkpatch:
 	 { ! grep . ; } || { echo "not ok checkpatch"; exit 1; }
 	@echo "ok checkpatch"
 
+# Tests of the scripts themselves (TAP), on the host.
+script-tests:
+	@fail=0; for t in tests/scripts/test_*.sh; do \
+		echo "# $$t"; bash $$t || { echo "# FAILED: $$t"; fail=1; }; \
+	done; exit $$fail
+
 # Warning-free module builds against every kernel we boot.
 modules-check:
 	@set -e; for k in $(KERNELS); do \
@@ -79,22 +90,30 @@ modules-check:
 VMTEST_ARGS := --net --kmod null_blk --kmod veth --kmod sch_netem \
 	--add $(shell command -v ip) --add $(shell command -v tc)
 
+# A whole VM run may take its tests' limits (tests/kernel/timeouts)
+# plus the boot and the module build: vmrun's limit follows from them.
+VMTEST_BOOT_S := 120
+vmtest-budget = $$(( $(VMTEST_BOOT_S) + \
+	$$(sh tests/kernel/run.sh --budget build/guest/tests '$(1)') ))
+
 # Every test on each kernel, then the IRQ tests again with threaded
 # interrupts (the NVIDIA driver's handlers run in irq/N threads then).
 vmtest: guest
 	@set -e; for k in $(KERNELS); do \
 		echo "# kernel $$k"; \
 		scripts/vmrun --kernel $$k --smp $(VMRUN_SMP) $(VMTEST_ARGS) \
-			tests/kernel/run.sh; \
+			--timeout $(call vmtest-budget,*) tests/kernel/run.sh; \
 		echo "ok vmtest $$k"; \
 		echo "# kernel $$k, threadirqs"; \
 		scripts/vmrun --kernel $$k --smp $(VMRUN_SMP) $(VMTEST_ARGS) \
+			--timeout $(call vmtest-budget,*irq*) \
 			--append threadirqs tests/kernel/run.sh '*irq*'; \
 		echo "ok vmtest $$k threadirqs"; \
 	done
 
 check: setup
 	$(MAKE) unit
+	$(MAKE) script-tests
 	$(MAKE) fuzz
 	$(MAKE) checkpatch
 	$(MAKE) modules-check
