@@ -3,16 +3,67 @@
 # Runs the in-VM tests (kselftest style) and prints KTAP: each test's own
 # TAP nested and indented, then its result line.  Exits 1 if any failed.
 # Tests are the executables beside this script; PATTERN (a shell glob)
-# picks some of them.
-# usage: run.sh [PATTERN]
-cd /gpulat/tests || exit 1
+# picks some of them.  Each test runs under its own time limit, taken from
+# the file `timeouts` beside it (kselftest's per-test timeout): a test that
+# overruns is killed, and the result says where it was.
+#
+# usage: run.sh [PATTERN]            run the tests (in the guest)
+#        run.sh --budget DIR [PATTERN]
+#                                    print the seconds a whole run of the
+#                                    tests in DIR may take (on the host, for
+#                                    vmrun --timeout): their limits summed
+DIR=/gpulat/tests
+BUDGET=0
+if [ "${1:-}" = --budget ]; then
+	BUDGET=1 DIR=$2
+	shift 2
+fi
+cd "$DIR" || exit 1
 PATTERN=${1:-*}
 KSFT_SKIP=4
+
+# limit NAME - the test's time limit in seconds (the "default" line
+# applies to a test the file does not name)
+limit() {
+	awk -v t="$1" '$1 == t { v = $2 } $1 == "default" { d = $2 }
+		END { print (v != "" ? v : (d != "" ? d : 120)) }' \
+		timeouts 2>/dev/null || echo 120
+}
+
 TESTS=""
 for t in *; do
 	[ -x "$t" ] && [ "$t" != run.sh ] || continue
 	case "$t" in $PATTERN) TESTS="$TESTS $t" ;; esac
 done
+
+if [ $BUDGET = 1 ]; then
+	sum=0
+	for t in $TESTS; do sum=$((sum + $(limit "$t"))); done
+	echo "$sum"
+	exit 0
+fi
+
+# now - seconds since boot, with hundredths
+now() { cut -d' ' -f1 /proc/uptime; }
+
+# descendants PID - PID's children, grandchildren, ... (from /proc)
+descendants() {
+	for s in /proc/[0-9]*/stat; do
+		read -r p _ _ pp _ <"$s" 2>/dev/null || continue
+		[ "$pp" = "$1" ] && { echo "$p"; descendants "$p"; }
+	done
+}
+
+# where PID... - each task's state and kernel stack, for a hung test
+where() {
+	for p in "$@"; do
+		[ -d "/proc/$p" ] || continue
+		echo "# pid $p ($(cat "/proc/$p/comm" 2>/dev/null))" \
+			"state $(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" \
+			"wchan $(cat "/proc/$p/wchan" 2>/dev/null)"
+		sed 's/^/#   /' "/proc/$p/stack" 2>/dev/null
+	done
+}
 
 set -- $TESTS
 echo "TAP version 13"
@@ -20,15 +71,40 @@ echo "1..$#"
 n=0 fail=0 pass=0 skip=0
 for t in $TESTS; do
 	n=$((n + 1))
-	./"$t" >/tmp/test.out 2>&1
+	lim=$(limit "$t")
+	t0=$(now)
+	rm -f /tmp/test.timeout
+	./"$t" >/tmp/test.out 2>&1 &
+	pid=$!
+	# The watchdog notes where the test and its children were before it
+	# kills them: the output's last lines say which subtest was running.
+	( sleep "$lim"
+	  kill -0 $pid 2>/dev/null || exit 0
+	  kids=$(descendants $pid)
+	  where $pid $kids >/tmp/test.timeout
+	  kill -TERM $pid $kids 2>/dev/null
+	  sleep 3
+	  kill -KILL $pid $(descendants $pid) $kids 2>/dev/null ) &
+	wd=$!
+	wait $pid
 	rc=$?
+	kill $wd 2>/dev/null
+	wait $wd 2>/dev/null
+	secs=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
 	sed 's/^/  /' /tmp/test.out
-	if [ $rc -eq 0 ]; then
-		echo "ok $n $t"; pass=$((pass + 1))
+	if [ -f /tmp/test.timeout ]; then
+		echo "  # TIMEOUT: $t ran past its limit of ${lim}s; its last lines:"
+		tail -n 5 /tmp/test.out | sed 's/^/  #   /'
+		sed 's/^/  /' /tmp/test.timeout
+		echo "not ok $n $t # TIMEOUT ${lim}s"; fail=$((fail + 1))
+	elif [ $rc -eq 0 ]; then
+		echo "ok $n $t # time ${secs}s"; pass=$((pass + 1))
 	elif [ $rc -eq $KSFT_SKIP ]; then
-		echo "ok $n $t # SKIP"; skip=$((skip + 1))
+		# the reason the test gave, if it gave one
+		why=$(sed -n 's/.*# SKIP *//p' /tmp/test.out | tail -n 1)
+		echo "ok $n $t # SKIP${why:+ $why}"; skip=$((skip + 1))
 	else
-		echo "not ok $n $t # exit=$rc"; fail=$((fail + 1))
+		echo "not ok $n $t # exit=$rc, time ${secs}s"; fail=$((fail + 1))
 	fi
 done
 echo "# $(uname -r): $pass passed, $fail failed, $skip skipped"
