@@ -32,6 +32,8 @@
 #include "gpulat_user.h"
 #include "vmtest.h"
 
+NEEDS_FAMILY(GPULAT_FAM_BLOCK);
+
 #define NULLB_CONFIGFS	"/sys/kernel/config/nullb"
 #define NULLB_SIZE_MB	64
 #define BLOCK_SIZE	4096

@@ -23,6 +23,10 @@
 
 #include "kselftest_harness.h"
 #include "gpulat_user.h"
+#include "vmtest.h"
+
+NEEDS_FAMILY(GPULAT_FAM_IRQ);
+NEEDS_FAMILY(GPULAT_FAM_SOFTIRQ);
 
 #define NIC		"eth0"
 #define HOST		"10.0.2.2"

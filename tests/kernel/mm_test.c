@@ -40,6 +40,9 @@
 
 #include "kselftest_harness.h"
 #include "gpulat_user.h"
+#include "vmtest.h"
+
+NEEDS_FAMILY(GPULAT_FAM_MM);
 
 #define MB			(1024UL * 1024)
 #define NULLB_DIR		"/sys/kernel/config/nullb/gpulat_mm"
@@ -79,19 +82,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-	size_t len = strlen(val);
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, len) != (ssize_t)len)
-		ret = -errno ?: -EIO;
-	close(fd);
-	return ret;
 }
 
 static int write_ulong(const char *path, unsigned long v)

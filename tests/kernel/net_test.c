@@ -46,6 +46,9 @@
 #include "kselftest_harness.h"
 #include "gpulat_hist.h"
 #include "gpulat_user.h"
+#include "vmtest.h"
+
+NEEDS_FAMILY(GPULAT_FAM_NET);
 
 #define NET_NS_A	"gpulat-net-a"
 #define NET_NS_B	"gpulat-net-b"

@@ -34,6 +34,9 @@
 
 #include "kselftest_harness.h"
 #include "gpulat_user.h"
+#include "vmtest.h"
+
+NEEDS_FAMILY(GPULAT_FAM_NVIDIA);
 
 #define MODDIR		"/gpulat/modules"
 #define FAKE_NV		"gpulat_fake_nvidia"

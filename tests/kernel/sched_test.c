@@ -23,6 +23,8 @@
 #include "gpulat_user.h"
 #include "vmtest.h"
 
+NEEDS_FAMILY(GPULAT_FAM_SCHED);
+
 #define VICTIM_CPU	1
 #define SLEEPS		150
 #define SLEEP_US	2000

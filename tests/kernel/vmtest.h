@@ -6,8 +6,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "gpulat_user.h"
 
 /* pin_self - run on @cpu only; a child that cannot exits with 90 */
 static inline void pin_self(int cpu)
@@ -23,14 +27,65 @@ static inline void pin_self(int cpu)
 /* write_str - write @val to the file @path (sysfs, configfs); 0 or -errno */
 static inline int write_str(const char *path, const char *val)
 {
-	int fd = open(path, O_WRONLY);
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
 	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
 	n = write(fd, val, strlen(val));
+	if (n != (ssize_t)strlen(val))
+		ret = n < 0 ? -errno : -EIO;
 	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -EIO;
+	return ret;
 }
+
+/*
+ * needs_family - skip the whole test program, with the reason gpulat
+ * status gives, when family @fam cannot run on this kernel: the module
+ * has no probes for it, or its tracepoints are missing.  A family that
+ * failed to attach is a bug, not a skip: the test then fails on its own.
+ */
+static inline void needs_family(uint32_t fam)
+{
+	char err[128], why[384] = "";
+	const struct gpulat_probe *p;
+	struct gl_snapshot *s;
+	size_t i, nr = 0, off = 0;
+	bool attached = false;
+	int fd;
+
+	fd = gl_open(err, sizeof(err));
+	if (fd < 0)
+		return;
+	if (gl_snapshot_take(fd, &s)) {
+		close(fd);
+		return;
+	}
+	for (i = 0; i < gl_snapshot_nr_probes(s); i++) {
+		p = gl_snapshot_probe(s, i);
+		if (p->family != fam)
+			continue;
+		nr++;
+		attached |= p->state == GPULAT_PROBE_ATTACHED;
+		if (p->state == GPULAT_PROBE_MISSING && off < sizeof(why))
+			off += snprintf(why + off, sizeof(why) - off, "%s%.*s",
+					off ? ", " : "",
+					(int)sizeof(p->tracepoint), p->tracepoint);
+	}
+	gl_snapshot_free(s);
+	close(fd);
+	if (nr && (attached || !off))
+		return;
+	/* KTAP's plan for a program that skips as a whole */
+	printf("1..0 # SKIP family %s: %s%s\n", gl_family_name(fam),
+	       nr ? "tracepoints missing on this kernel: " :
+		    "no probes for it in this module", why);
+	exit(4);		/* KSFT_SKIP */
+}
+
+/* NEEDS_FAMILY - needs_family() before any test of the program runs */
+#define NEEDS_FAMILY(fam)						\
+	static void __attribute__((constructor)) needs_##fam(void)	\
+	{ needs_family(fam); }
 
 #endif /* _GPULAT_VMTEST_H */
