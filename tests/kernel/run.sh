@@ -12,7 +12,8 @@
 #                                    print the seconds a whole run of the
 #                                    tests in DIR may take (on the host, for
 #                                    vmrun --timeout): their limits summed
-DIR=/gpulat/tests
+# GPULAT_TESTS: the tests' folder for a run (default /gpulat/tests).
+DIR=${GPULAT_TESTS:-/gpulat/tests}
 BUDGET=0
 if [ "${1:-}" = --budget ]; then
 	BUDGET=1 DIR=$2

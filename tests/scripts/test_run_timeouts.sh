@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/kernel/run.sh on the host, on stand-in tests of known outcome: a
+# per-test limit kills a hung test (and its child) and says where it was,
+# a skip carries its reason, and --budget sums the limits.  TAP.
+set -u
+RUN=$(cd "$(dirname "$0")/../kernel" && pwd)/run.sh
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+n=0 fail=0
+check() {
+	n=$((n + 1))
+	if eval "$2"; then echo "ok $n $1"; else echo "not ok $n $1"; fail=1; fi
+}
+
+printf '#!/bin/sh\necho "  #  RUN  fix.passes"\nexit 0\n' >"$d/a_pass"
+printf '#!/bin/sh\necho "1..0 # SKIP family mm: tracepoints missing on this kernel: x"\nexit 4\n' >"$d/b_skip"
+printf '#!/bin/sh\necho "#  RUN  fix.hangs_here"\nsleep 600 &\nsleep 600\n' >"$d/c_hang"
+printf '#!/bin/sh\nexit 1\n' >"$d/d_fail"
+chmod +x "$d"/?_*
+printf 'default 5\nc_hang 2\n' >"$d/timeouts"
+
+echo "TAP version 13"
+echo "1..8"
+check "budget sums the limits (5 + 5 + 2 + 5)" \
+	'[[ $(sh "$RUN" --budget "$d") == 17 ]]'
+check "budget of a pattern" '[[ $(sh "$RUN" --budget "$d" "c_*") == 2 ]]'
+start=$SECONDS
+out=$(GPULAT_TESTS=$d sh "$RUN" 2>&1)
+rc=$?
+check "a failing suite exits non-zero" '((rc != 0))'
+check "the hung test is killed at its limit" '((SECONDS - start < 15))'
+check "the timeout names the test and its limit" \
+	'grep -q "^not ok 3 c_hang # TIMEOUT 2s" <<<"$out"'
+check "the timeout shows where the test was" \
+	'grep -q "#   #  RUN  fix.hangs_here" <<<"$out" && grep -q "# pid .* (sleep)" <<<"$out"'
+check "a skip carries its reason" \
+	'grep -q "^ok 2 b_skip # SKIP family mm: tracepoints missing" <<<"$out"'
+check "the totals" 'grep -q ": 1 passed, 2 failed, 1 skipped" <<<"$out"'
+((fail)) && printf '%s\n' "$out" | sed 's/^/# /'
+sleep 0.5
+pgrep -f "sleep 600" >/dev/null && { echo "# a child of the hung test outlived it"; fail=1; }
+exit $fail
