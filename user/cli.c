@@ -73,7 +73,7 @@ static const char usage_status[] =
 "    gpulat status -i s.bin     # state recorded in a saved snapshot\n";
 
 static const char usage_hist[] =
-"usage: gpulat hist [FAMILY...] [-D] [-C] [-j] [-i FILE [-f FILE]]\n"
+"usage: gpulat hist [FAMILY...] [-D] [-C] [-s | -j] [-i FILE [-f FILE]]\n"
 "                   [INTERVAL [COUNT]]\n"
 "\n"
 "Print latency histograms: without INTERVAL the totals since the module\n"
@@ -87,6 +87,7 @@ static const char usage_hist[] =
 "options:\n"
 "  -D, --per-key     one histogram per disk, device, IRQ handler, thread\n"
 "  -C, --per-cpu     also one histogram per CPU (empty CPUs skipped)\n"
+"  -s, --summary     one line per histogram: count, p50, p99, max\n"
 "  -j, --json        JSON, one object per output (JSON lines)\n"
 "  -i, --input FILE  read a saved snapshot instead of the device\n"
 "  -f, --from FILE   with --input: show the difference from FILE\n"
@@ -100,6 +101,7 @@ static const char usage_hist[] =
 "    gpulat hist net            # net devices and the net softirqs\n"
 "    gpulat hist 1              # every second, until Ctrl-C\n"
 "    gpulat hist -C 0.5 4       # per CPU, four half-second intervals\n"
+"    gpulat hist -C -s 2 1      # per CPU, one line each, one 2 s interval\n"
 "    gpulat hist -j 10 1        # one 10 s interval as JSON\n"
 "    gpulat hist -i b.bin -f a.bin  # what happened between two saves\n";
 
@@ -470,6 +472,7 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		{ "json",	no_argument,		NULL, 'j' },
 		{ "per-cpu",	no_argument,		NULL, 'C' },
 		{ "per-key",	no_argument,		NULL, 'D' },
+		{ "summary",	no_argument,		NULL, 's' },
 		{ "input",	required_argument,	NULL, 'i' },
 		{ "from",	required_argument,	NULL, 'f' },
 		{ "output",	required_argument,	NULL, 'o' },
@@ -486,7 +489,7 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		optstring = "hji:";
 		break;
 	case GPULAT_CMD_HIST:
-		optstring = "hjCDi:f:";
+		optstring = "hjCDsi:f:";
 		break;
 	case GPULAT_CMD_SNAPSHOT:
 		optstring = "ho:";
@@ -524,6 +527,9 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 			break;
 		case 'D':
 			o->per_key = true;
+			break;
+		case 's':
+			o->summary = true;
 			break;
 		case 'i':
 			o->input = optarg;
@@ -573,6 +579,9 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 	if ((o->cmd == GPULAT_CMD_ENABLE || o->cmd == GPULAT_CMD_DISABLE) &&
 	    !o->nr_family_list)
 		return cli_error(err, cmd, "%s needs at least one FAMILY", cmd);
+	if (o->summary && o->json)
+		return cli_error(err, cmd,
+				 "--summary is a text view; --json has every number");
 	if (o->from && !o->input)
 		return cli_error(err, cmd, "--from needs --input");
 	if (o->input && o->has_interval)

@@ -53,6 +53,7 @@ struct gpulat_opts {
 	bool json;
 	bool per_cpu;
 	bool per_key;		/* hist -D: one histogram per key */
+	bool summary;		/* hist -s: one line per histogram */
 	const char *input;	/* saved snapshot to show */
 	const char *from;	/* earlier saved snapshot to subtract */
 	const char *output;	/* snapshot -o */
@@ -81,6 +82,7 @@ struct view {
 	uint64_t families;	/* bit per family number; 0: all */
 	bool per_cpu;
 	bool per_key;		/* one histogram per key, not merged over keys */
+	bool summary;		/* text: one line per histogram, no buckets */
 	bool is_interval;	/* a difference, not totals since reset */
 	double interval_s;	/* requested or measured; < 0: none */
 	bool clock;		/* print the wall clock time (live data) */

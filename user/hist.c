@@ -370,6 +370,149 @@ static void hist_text_header(FILE *f, const struct gl_snapshot *s,
 	fprintf(f, "  (generation %u)\n\n", h->generation);
 }
 
+/* One row of the summary table. */
+struct hist_row {
+	char name[GPULAT_NAME_LEN];
+	char where[UNITS_COLS + 16];	/* clipped when printed */
+	char count[UNITS_LEN], p50[UNITS_LEN], p99[UNITS_LEN];
+	char max[UNITS_LEN + 2];
+};
+
+struct hist_rows {
+	struct hist_row *v;
+	size_t n, cap;
+};
+
+/*
+ * hist_row_add - the summary of @h: "sched.wakeup", "CPU 1" (or the key:
+ * "nullb0", "NET_RX CPU 0"; "all CPUs" or "2 keys" when merged), count,
+ * p50, p99, max; 0 or -ENOMEM
+ */
+static int hist_row_add(struct hist_rows *rows, const struct hist_group *g,
+			uint32_t cpu, const struct gl_hist *h)
+{
+	char key[UNITS_COLS];
+	struct hist_row *r;
+
+	if (rows->n == rows->cap) {
+		size_t cap = rows->cap ? 2 * rows->cap : 32;
+		struct hist_row *v = realloc(rows->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		rows->v = v;
+		rows->cap = cap;
+	}
+	r = &rows->v[rows->n++];
+	units_printable(r->name, sizeof(r->name), g->first->name);
+	key[0] = '\0';
+	if (g->nr_keys == 1 && g->keyed)
+		hist_key_text(key, sizeof(key), g->first);
+	else if (g->nr_keys > 1)
+		snprintf(key, sizeof(key), "%zu keys", g->nr_keys);
+	if (cpu != GPULAT_CPU_NONE)
+		snprintf(r->where, sizeof(r->where), "%s%sCPU %u", key,
+			 key[0] ? " " : "", cpu);
+	else
+		snprintf(r->where, sizeof(r->where), "%s",
+			 key[0] ? key : "all CPUs");
+	units_count(r->count, sizeof(r->count), gl_hist_total(h));
+	units_ns(r->p50, sizeof(r->p50), gl_hist_quantile(h, 500000));
+	units_ns(r->p99, sizeof(r->p99), gl_hist_quantile(h, 990000));
+	snprintf(r->max, sizeof(r->max), "%s", h->max_exact ? "" : "<=");
+	units_ns(r->max + strlen(r->max), sizeof(r->max) - strlen(r->max),
+		 h->max_ns);
+	return 0;
+}
+
+/* hist_width - the wider of @w and @s */
+static int hist_width(int w, const char *s)
+{
+	return (int)strlen(s) > w ? (int)strlen(s) : w;
+}
+
+/*
+ * hist_rows_print - the rows as a table, columns as wide as their widest
+ * cell; the where column is clipped so that lines stay below UNITS_COLS
+ */
+static void hist_rows_print(FILE *f, const struct hist_rows *rows)
+{
+	int wn = 6, ww = 5, wc = 5, w50 = 3, w99 = 3, wm = 3, room;
+	size_t i;
+
+	for (i = 0; i < rows->n; i++) {
+		const struct hist_row *r = &rows->v[i];
+
+		wn = hist_width(wn, r->name);
+		ww = hist_width(ww, r->where);
+		wc = hist_width(wc, r->count);
+		w50 = hist_width(w50, r->p50);
+		w99 = hist_width(w99, r->p99);
+		wm = hist_width(wm, r->max);
+	}
+	/* name < 32 and numbers < 24 each: room stays positive */
+	room = UNITS_COLS - 1 - (wn + 2) - (2 + wc) - (2 + w50) - (2 + w99) -
+	       (2 + wm);
+	if (room < 5)
+		room = 5;
+	if (ww > room)
+		ww = room;
+	fprintf(f, "%-*s  %-*s  %*s  %*s  %*s  %*s\n", wn, "series", ww,
+		"where", wc, "count", w50, "p50", w99, "p99", wm, "max");
+	for (i = 0; i < rows->n; i++) {
+		const struct hist_row *r = &rows->v[i];
+
+		fprintf(f, "%-*s  %-*.*s  %*s  %*s  %*s  %*s\n", wn, r->name,
+			ww, ww, r->where, wc, r->count, w50, r->p50, w99,
+			r->p99, wm, r->max);
+	}
+}
+
+/*
+ * hist_print_summary - the text view with one line per histogram that has
+ * samples (and with --per-cpu one per CPU that has some)
+ */
+static void hist_print_summary(FILE *f, const struct gl_snapshot *s,
+			       const struct view *v, struct gl_hist *h)
+{
+	size_t i, n = gl_snapshot_nr_series(s), groups = 0;
+	struct hist_rows rows = { 0 };
+	struct hist_group g;
+	uint64_t from;
+	uint32_t cpu;
+	int ret = 0;
+
+	hist_text_header(f, s, v);
+	for (i = 0; i < n && !ret; i = g.end) {
+		hist_group_at(s, v, i, &g);
+		if (!g.nr_series)
+			continue;
+		groups++;
+		hist_group_merge(s, v, &g, GPULAT_CPU_NONE, h);
+		if (hist_empty(h))
+			continue;
+		ret = hist_row_add(&rows, &g, GPULAT_CPU_NONE, h);
+		for (from = 0; !ret && v->per_cpu &&
+		     hist_next_cpu(s, v, &g, from, &cpu);
+		     from = (uint64_t)cpu + 1) {
+			hist_group_merge(s, v, &g, cpu, h);
+			if (!hist_empty(h))
+				ret = hist_row_add(&rows, &g, cpu, h);
+		}
+	}
+	if (ret)
+		fputs("gpulat: out of memory\n", f);
+	else if (!groups)
+		fputs("no series\n", f);
+	else if (!rows.n)
+		fprintf(f, "no samples: all %zu histograms are empty\n", groups);
+	else
+		hist_rows_print(f, &rows);
+	fputc('\n', f);
+	hist_text_drops(f, s, v);
+	free(rows.v);
+}
+
 /*
  * hist_print_text - the text view of @s: every histogram with samples
  * (and with --per-cpu each CPU's that has some), or why there is none
@@ -386,6 +529,11 @@ void hist_print_text(FILE *f, const struct gl_snapshot *s,
 	h = malloc(sizeof(*h));
 	if (!h)
 		return;
+	if (v->summary) {
+		hist_print_summary(f, s, v, h);
+		free(h);
+		return;
+	}
 	hist_text_header(f, s, v);
 	for (i = 0; i < n; i = g.end) {
 		hist_group_at(s, v, i, &g);
@@ -615,7 +763,7 @@ fail:
 int hist_run(const struct gpulat_opts *o)
 {
 	struct view v = { .families = o->families, .per_cpu = o->per_cpu,
-			  .per_key = o->per_key };
+			  .per_key = o->per_key, .summary = o->summary };
 	const struct gpulat_snap_header *h;
 	struct gl_snapshot *s = NULL;
 	char kernel[128], msg[256];

@@ -86,6 +86,12 @@ TEST(parse_valid)
 		  o.families);
 	ASSERT_EQ(0, parse(&o, err, "hist", "-DCj"));
 	ASSERT_TRUE(o.per_key && o.per_cpu && o.json);
+	ASSERT_FALSE(o.summary);
+	ASSERT_EQ(0, parse(&o, err, "hist", "sched", "-Cs", "2", "1"));
+	ASSERT_TRUE(o.summary && o.per_cpu);
+	ASSERT_EQ(1, o.count);
+	ASSERT_EQ(0, parse(&o, err, "hist", "--summary", "-i", "x"));
+	ASSERT_TRUE(o.summary);
 }
 
 /* enable, disable: the families in order, once each; reset: nothing. */
@@ -188,6 +194,8 @@ TEST(parse_errors)
 		{ { "gpulat", "status", "1", NULL }, "unexpected argument '1'" },
 		{ { "gpulat", "status", "--per-cpu", NULL }, "does not apply to status" },
 		{ { "gpulat", "snapshot", NULL }, "snapshot needs -o FILE" },
+		{ { "gpulat", "hist", "-s", "-j", NULL }, "--summary is a text view" },
+		{ { "gpulat", "status", "--summary", NULL }, "does not apply to status" },
 		{ { "gpulat", "snapshot", "-o", "", NULL }, "snapshot needs -o FILE" },
 	};
 	struct gpulat_opts o;
@@ -385,6 +393,12 @@ TEST_F(tool, families_input)
 			 ARGV("hist", "--per-key", "block", "-i", a)));
 	ASSERT_NE(NULL, strstr(self->out, "\nblock.read.device  nullb0  (all CPUs)\ncount 4  "));
 	ASSERT_NE(NULL, strstr(self->out, "\nblock.read.device  sda  (all CPUs)\ncount 10  "));
+	/* the tool passes --summary to the view: one line per disk */
+	ASSERT_EQ(0, run(self->out, sizeof(self->out), self->err,
+			 sizeof(self->err),
+			 ARGV("hist", "-D", "-s", "block", "-i", a)));
+	ASSERT_NE(NULL, strstr(self->out, "\nblock.read.device  nullb0      4  "));
+	ASSERT_EQ(NULL, strstr(self->out, "count 4"));
 	ASSERT_EQ(0, run(self->out, sizeof(self->out), self->err,
 			 sizeof(self->err),
 			 ARGV("status", "-i", a)));

@@ -28,6 +28,23 @@ static bool has_line(const char *text, const char *line)
 	return false;
 }
 
+/* count_lines - lines of @text that start with @prefix */
+static int count_lines(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *p = text;
+	int c = 0;
+
+	while (p && *p) {
+		if (!strncmp(p, prefix, n))
+			c++;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return c;
+}
+
 enum { VIEW_HIST_TEXT, VIEW_HIST_JSON, VIEW_STATUS_TEXT, VIEW_STATUS_JSON };
 
 /* render - a view of @s into a malloc'd string */
@@ -483,6 +500,92 @@ TEST_F(fam, hist_json_keys)
 }
 
 /* Nothing has data: say so rather than print nothing. */
+/*
+ * --summary: one line per histogram with samples (count, p50, p99, max),
+ * the same numbers as the full view, no buckets; -C adds one per CPU.
+ */
+TEST_F(view, hist_summary)
+{
+	char *t;
+
+	self->v.summary = true;
+	t = render(self->s, &self->v, VIEW_HIST_TEXT);
+	ASSERT_NE(NULL, t);
+	ASSERT_LT(longest_line(t), 80);
+	ASSERT_TRUE(has_line(t, "totals since load or reset, 9.00s  (generation 1)"));
+	ASSERT_TRUE(has_line(t, "series         where     count     p50     p99     max"));
+	ASSERT_TRUE(has_line(t, "sched.wakeup   all CPUs    446  3.18us  39.7us  40.0us"));
+	ASSERT_TRUE(has_line(t, "sched.preempt  all CPUs     15   992us  1.00ms  1.00ms"));
+	ASSERT_TRUE(has_line(t, "drops: sched.evicted 1, sched.negative 2"));
+	ASSERT_EQ(NULL, strstr(t, "|"));	/* no bars */
+	ASSERT_EQ(NULL, strstr(t, "CPU 0"));
+	free(t);
+	self->v.per_cpu = true;
+	t = render(self->s, &self->v, VIEW_HIST_TEXT);
+	ASSERT_LT(longest_line(t), 80);
+	ASSERT_TRUE(has_line(t, "sched.wakeup   CPU 3       113  3.22us  39.8us  40.0us"));
+	ASSERT_TRUE(has_line(t, "sched.preempt  CPU 0         5   993us  1.00ms  1.00ms"));
+	/* CPU 1 has no preempt samples: no line */
+	ASSERT_EQ(NULL, strstr(t, "sched.preempt  CPU 1"));
+	/* 2 merged, 4 + 3 CPUs */
+	ASSERT_EQ(9, count_lines(t, "sched."));
+	free(t);
+}
+
+/* Keys in the where column: one key by name, several counted; -D -C. */
+TEST_F(fam, hist_summary_keys)
+{
+	char *t;
+
+	self->v.summary = true;
+	t = render(self->s, &self->v, VIEW_HIST_TEXT);
+	ASSERT_LT(longest_line(t), 80);
+	ASSERT_TRUE(has_line(t, "series               where             count     p50     p99     max"));
+	ASSERT_TRUE(has_line(t, "block.read.queue     sda                  10  4.80us  5.00us  5.00us"));
+	ASSERT_TRUE(has_line(t, "block.read.device    2 keys               14   104us  1.00ms  1.00ms"));
+	ASSERT_TRUE(has_line(t, "nvidia.kthread.wake  pid 123 nv_queue      2  29.3us  30.0us  30.0us"));
+	ASSERT_TRUE(has_line(t, "mm.direct_reclaim    all CPUs              1  2.00ms  2.00ms  2.00ms"));
+	/* empty histograms have no line */
+	ASSERT_EQ(NULL, strstr(t, "block.write"));
+	free(t);
+	self->v.per_cpu = true;
+	self->v.per_key = true;
+	t = render(self->s, &self->v, VIEW_HIST_TEXT);
+	ASSERT_LT(longest_line(t), 80);
+	ASSERT_TRUE(has_line(t, "block.read.device    nullb0                4   992us  1.00ms  1.00ms"));
+	ASSERT_TRUE(has_line(t, "irq.handler          irq 11 eth0           5  2.93us  3.00us  3.00us"));
+	ASSERT_TRUE(has_line(t, "softirq.run          NET_RX CPU 1          3  19.5us  20.0us  20.0us"));
+	ASSERT_TRUE(has_line(t, "mm.direct_reclaim    CPU 1                 1  2.00ms  2.00ms  2.00ms"));
+	free(t);
+}
+
+/* A key too long for the line is clipped in the where column. */
+TEST(hist_summary_long_key)
+{
+	char name[GPULAT_NAME_LEN];
+	struct gl_snapshot *s;
+	struct view v = { .summary = true };
+	struct blob b;
+	char *t;
+
+	memset(name, 'k', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	blob_init(&b);
+	blob_add_series(&b, GPULAT_FAM_NVIDIA, GPULAT_NV_KTHREAD_WAKE,
+			GPULAT_CPU_NONE, 4000000000ULL, "nvidia.kthread.wake",
+			name);
+	blob_record(&b, 0, 1234567890ULL, 1234567890ULL);
+	s = blob_parse(&b);
+	ASSERT_NE(NULL, s);
+	t = render(s, &v, VIEW_HIST_TEXT);
+	TH_LOG("\n%s", t);
+	ASSERT_LT(longest_line(t), 80);
+	ASSERT_NE(NULL, strstr(t, "nvidia.kthread.wake  pid 4000000000 kkk"));
+	free(t);
+	gl_snapshot_free(s);
+	blob_release(&b);
+}
+
 TEST(hist_text_all_empty)
 {
 	struct gl_snapshot *s;
@@ -509,6 +612,15 @@ TEST(hist_text_all_empty)
 	v.families = 1ULL << GPULAT_FAM_NET;
 	t = render(s, &v, VIEW_HIST_TEXT);
 	ASSERT_TRUE(has_line(t, "no series"));
+	free(t);
+	v.summary = true;
+	t = render(s, &v, VIEW_HIST_TEXT);
+	ASSERT_TRUE(has_line(t, "no series"));
+	free(t);
+	v.families = 0;
+	t = render(s, &v, VIEW_HIST_TEXT);
+	ASSERT_TRUE(has_line(t, "no samples: all 2 histograms are empty"));
+	ASSERT_EQ(NULL, strstr(t, "series  "));
 	free(t);
 	gl_snapshot_free(s);
 	blob_release(&b);
