@@ -143,6 +143,30 @@ static void collect(int fd, int ms, struct recs *out)
 
 static struct recs recs;
 
+/* victim_records - how many sample records of @out are @pid's */
+static size_t victim_records(const struct recs *out, pid_t pid)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < out->n; i++)
+		n += out->r[i].type == GPULAT_REC_SAMPLE &&
+		     out->r[i].u.sample.pid == pid;
+	return n;
+}
+
+/*
+ * collect_for - collect() for @ms, then on in steps of 500 ms until @pid
+ * has @want records or @max_ms have passed: a guest slowed by a busy host
+ * wakes its sleeper less often in the same time, not differently.
+ */
+static void collect_for(int fd, int ms, int max_ms, pid_t pid, size_t want,
+			struct recs *out)
+{
+	collect(fd, ms, out);
+	for (; ms < max_ms && victim_records(out, pid) < want; ms += 500)
+		collect(fd, 500, out);
+}
+
 TEST(threshold_ioctl_and_parameter)
 {
 	char err[256], buf[64];
@@ -224,7 +248,7 @@ TEST(hog_named_as_culprit)
 	hog = spawn(VICTIM_CPU, "gl_hog", 0, 0);
 	victim = spawn(VICTIM_CPU, "gl_victim", 19, SLEEP_US);
 	memset(&recs, 0, sizeof(recs));
-	collect(fd, 2000, &recs);
+	collect_for(fd, 2000, 8000, victim, 40, &recs);
 	stop(victim);
 	stop(hog);
 	ASSERT_EQ(0, set_threshold(fd, GPULAT_FAM_SCHED, 5000000));
@@ -309,9 +333,9 @@ TEST(irq_time_on_the_waiting_cpu)
 	ASSERT_EQ(0, set_threshold(fd, GPULAT_FAM_SCHED, 1000000));
 	hog = spawn(VICTIM_CPU, "gl_hog", 0, 0);
 	victim = spawn(VICTIM_CPU, "gl_victim", 19, SLEEP_US);
-	sh("ping -q -c 300 -i 0.002 -W 1 " HOST " >/dev/null 2>&1 &");
+	sh("ping -q -c 3000 -i 0.002 -W 1 " HOST " >/dev/null 2>&1 &");
 	memset(&recs, 0, sizeof(recs));
-	collect(fd, 1500, &recs);
+	collect_for(fd, 1500, 6000, victim, 20, &recs);
 	stop(victim);
 	stop(hog);
 	sh("killall ping >/dev/null 2>&1");
