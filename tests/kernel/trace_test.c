@@ -484,8 +484,8 @@ TEST(cli_trace_json)
 	pin_self(0);
 	hog = spawn(VICTIM_CPU, "gl_hog", 0, 0);
 	victim = spawn(VICTIM_CPU, "gl_victim", 19, SLEEP_US);
-	/* 4 s: 20 named records even where a busy host slows the guest 3x */
-	p = popen("/gpulat/bin/gpulat trace -j -t sched=1ms -d 4", "r");
+	/* 8 s: 20 named records even where a busy host slows the guest */
+	p = popen("/gpulat/bin/gpulat trace -j -t sched=1ms -d 8", "r");
 	ASSERT_NE(NULL, p);
 	snprintf(hogpid, sizeof(hogpid), "\"pid\":%d,", hog);
 	while (fgets(line, sizeof(line), p)) {
