@@ -48,10 +48,11 @@
 /* CPUs with at least this fraction of the worst CPU's waits are "slow" ... */
 #define DIAG_CPU_SLOW		0.10
 /*
- * ... and tasks wait on every CPU alike when at least three quarters of
- * the CPUs have at least this fraction of the worst CPU's.
+ * ... and "hot" with this fraction: tasks wait on every CPU alike only
+ * when every CPU is hot.  Half was too low: with hogs on CPU 1 alone,
+ * emulation or a busy CPU 0 reached half of CPU 1's now and then.
  */
-#define DIAG_CPU_ALIKE		0.50
+#define DIAG_CPU_ALIKE		0.75
 /* A CPU number beyond any kernel's NR_CPUS (8192): not a CPU. */
 #define DIAG_MAX_CPUS		65536
 
@@ -62,6 +63,8 @@
 #define DIAG_MAX_NOTES		6
 #define DIAG_MAX_XIDS		8
 #define DIAG_TEXT_LEN		512
+/* A space where a line must not wrap ("CPU 1"); printed as a space. */
+#define DIAG_NBSP		'\x1f'
 
 /* Where an item's normal bound comes from. */
 enum diag_ref {
@@ -146,6 +149,7 @@ struct diag_layer_res {
 	size_t nr_advice;
 	char notes[DIAG_MAX_NOTES][DIAG_TEXT_LEN];
 	size_t nr_notes;
+	char why_normal[DIAG_TEXT_LEN];	/* a measured normal layer's */
 	uint64_t drops;
 	unsigned int rank;
 };
@@ -158,6 +162,9 @@ struct diag_result {
 	size_t nr_trace;
 	struct diag_cpuset slow;	/* CPUs with slow waits */
 	size_t nr_slow;
+	struct diag_cpuset hot;		/* where the contention is */
+	size_t nr_hot;
+	size_t nr_seen;		/* CPUs with sched series */
 	bool alike;		/* tasks wait on every CPU alike */
 	struct diag_item *items;
 	size_t nr_items;
@@ -948,14 +955,14 @@ static int diag_trace(struct diag_result *r, const struct watch *w)
 
 /*
  * diag_slow_cpus - the CPUs with slow run-queue waits: at least
- * DIAG_CPU_SLOW of the worst CPU's weighted time beyond normal; and
- * whether tasks wait on every CPU alike: at least three quarters of the
- * CPUs with sched series (two at least) have DIAG_CPU_ALIKE of it.
+ * DIAG_CPU_SLOW of the worst CPU's weighted time beyond normal; the hot
+ * ones, with DIAG_CPU_ALIKE of it; and how many CPUs have sched series
+ * at all (an idle CPU has them since load, empty in the window).
  * 0 or -ENOMEM.
  */
 static int diag_slow_cpus(struct diag_result *r)
 {
-	uint32_t nr = 0, c, seen = 0, near = 0;
+	uint32_t nr = 0, c;
 	double *per_cpu, worst = 0;
 	bool *has;
 	size_t i;
@@ -983,23 +990,70 @@ static int diag_slow_cpus(struct diag_result *r)
 		per_cpu[it->cpu] += diag_weighted(it);
 		has[it->cpu] = true;
 	}
+	r->nr_seen = 0;
 	for (c = 0; c < nr; c++) {
-		seen += has[c];
+		r->nr_seen += has[c];
 		if (per_cpu[c] > worst)
 			worst = per_cpu[c];
 	}
 	r->nr_slow = 0;
+	r->nr_hot = 0;
 	for (c = 0; c < nr && worst > 0 && !ret; c++) {
-		if (per_cpu[c] >= worst * DIAG_CPU_ALIKE)
-			near++;
-		if (per_cpu[c] >= worst * DIAG_CPU_SLOW) {
+		if (per_cpu[c] >= worst * DIAG_CPU_ALIKE) {
+			ret = diag_cpuset_add(&r->hot, c);
+			r->nr_hot++;
+		}
+		if (!ret && per_cpu[c] >= worst * DIAG_CPU_SLOW) {
 			ret = diag_cpuset_add(&r->slow, c);
 			r->nr_slow++;
 		}
 	}
-	r->alike = near >= 2 && 4 * near >= 3 * seen;
 	free(per_cpu);
 	free(has);
+	return ret;
+}
+
+/* diag_cause - a culprit that counts as a cause, not one listed only */
+static bool diag_cause(const struct diag_culprit *c)
+{
+	return !c->from_trace || c->share >= DIAG_TRACE_SHARE;
+}
+
+/*
+ * diag_alike - whether tasks wait on every CPU alike: two CPUs at least
+ * have sched series and every one of them is hot (its waits beyond
+ * normal at least DIAG_CPU_ALIKE of the worst CPU's).  Not when every
+ * culprit that counts was seen on one CPU: its hogs make the contention
+ * there whatever the others' waits (emulation inflates those); that CPU
+ * is then where the contention is.  0 or -ENOMEM.
+ */
+static int diag_alike(struct diag_result *r)
+{
+	const struct diag_layer_res *L = &r->layer[DIAG_SCHED];
+	struct diag_cpuset one = { 0 };
+	size_t k, causes = 0;
+	int ret = 0;
+
+	r->alike = r->nr_seen >= 2 && r->nr_hot == r->nr_seen;
+	for (k = 0; k < L->nr_culprits && !ret; k++) {
+		const struct diag_culprit *c = &L->culprits[k];
+		uint32_t cpu;
+
+		if (!diag_cause(c))
+			continue;
+		causes++;
+		for (cpu = 0; cpu < 64 * c->cpus.nr_words && !ret; cpu++)
+			if (diag_cpuset_has(&c->cpus, cpu))
+				ret = diag_cpuset_add(&one, cpu);
+	}
+	if (!ret && r->alike && causes && diag_cpuset_weight(&one) == 1) {
+		r->alike = false;
+		diag_cpuset_free(&r->hot);
+		r->hot = one;
+		r->nr_hot = 1;
+		return 0;
+	}
+	diag_cpuset_free(&one);
 	return ret;
 }
 
@@ -1236,6 +1290,50 @@ static void diag_advise_culprits(struct diag_layer_res *L)
 	}
 }
 
+/*
+ * diag_advise_contention - when the waits are not alike on every CPU,
+ * where they are and who holds those CPUs: "The contention is on CPU 1,
+ * not on every CPU: sh (pid 105) and sh (pid 106) hold it."
+ */
+static void diag_advise_contention(struct diag_result *r)
+{
+	struct diag_layer_res *L = &r->layer[DIAG_SCHED];
+	char cpus[64], who[3 * (GPULAT_COMM_LEN + 32)], comm[GPULAT_COMM_LEN];
+	size_t k, n = 0, done = 0, pos = 0;
+
+	if (r->alike || !r->nr_hot || r->nr_seen < 2)
+		return;
+	diag_cpus_text(cpus, sizeof(cpus), &r->hot);
+	who[0] = '\0';
+	for (k = 0; k < L->nr_culprits; k++) {
+		const struct diag_culprit *c = &L->culprits[k];
+
+		if (diag_cause(c) && diag_cpuset_meets(&c->cpus, &r->hot))
+			n++;
+	}
+	for (k = 0; k < L->nr_culprits && pos < sizeof(who); k++) {
+		const struct diag_culprit *c = &L->culprits[k];
+
+		if (!diag_cause(c) || !diag_cpuset_meets(&c->cpus, &r->hot))
+			continue;
+		done++;
+		units_printable(comm, sizeof(comm), c->comm);
+		pos += snprintf(who + pos, sizeof(who) - pos, "%s%s (%s %d)",
+				done == 1 ? "" : done == n ? " and " : ", ",
+				comm, c->tgid > 0 ? "pid" : "thread",
+				c->tgid > 0 ? c->tgid : c->pid);
+	}
+	if (n)
+		diag_advise(L,
+			    "The contention is on %s, not on every CPU: %s %s it. Move %s, or the tasks that wait there, to other CPUs (below).",
+			    cpus, who, n == 1 ? "holds" : "hold",
+			    n == 1 ? "it" : "them");
+	else
+		diag_advise(L,
+			    "The contention is on %s, not on every CPU: find who holds %s (below) and move it, or the tasks that wait there, to other CPUs.",
+			    cpus, r->nr_hot == 1 ? "it" : "them");
+}
+
 static void diag_advise_sched(struct diag_result *r)
 {
 	struct diag_layer_res *L = &r->layer[DIAG_SCHED];
@@ -1252,6 +1350,7 @@ static void diag_advise_sched(struct diag_result *r)
 		wakeup |= it->family == GPULAT_FAM_SCHED &&
 			  it->id == GPULAT_SCHED_WAKEUP;
 	}
+	diag_advise_contention(r);
 	diag_cpus_text(cpus, sizeof(cpus), &r->slow);
 	diag_advise_culprits(L);
 	if (r->alike)
@@ -1448,6 +1547,79 @@ static void diag_notes(struct diag_result *r, const struct watch *w)
 			  "No NVIDIA interrupt or driver thread was seen: the driver is not loaded, or no client holds the GPU open (persistence mode off).");
 }
 
+/* diag_score_text - "812ms" (per second watched) */
+static const char *diag_score_text(char *buf, size_t len, double score)
+{
+	double ms = score / 1e6;
+
+	if (ms >= 100)
+		snprintf(buf, len, "%.0fms", ms);
+	else if (ms >= 10)
+		snprintf(buf, len, "%.1fms", ms);
+	else
+		snprintf(buf, len, "%.2fms", ms);
+	return buf;
+}
+
+/* What no sample in a layer means. */
+static const char *const diag_no_samples[DIAG_NR_LAYERS] = {
+	[DIAG_DRIVER]	= "no samples during the watch",
+	[DIAG_NETWORK]	= "no samples during the watch: no packet queued or received",
+	[DIAG_STORAGE]	= "no samples during the watch: no disk request",
+	[DIAG_SCHED]	= "no samples during the watch",
+	[DIAG_MEMORY]	= "no samples during the watch: no task stalled in reclaim or compaction",
+};
+
+/*
+ * diag_why_normal - why a measured layer is normal, in one line: no
+ * samples; its tail within the bound ("block.read.device nullb0 p99
+ * 2.10ms, within its bound 20.0ms (expected p99)"); under the bar; or
+ * too few samples over the bound
+ */
+static void diag_why_normal(struct diag_result *r, enum diag_layer l)
+{
+	struct diag_layer_res *L = &r->layer[l];
+	const struct diag_item *it = diag_top_item(r, l, 0);
+	static const char *const from[] = {
+		[DIAG_REF_EXPECTED]	= "expected p99",
+		[DIAG_REF_BASELINE]	= "4x the p99 before",
+		[DIAG_REF_FLOOR]	= "floor",
+	};
+	char where[sizeof(it->where) + 2], a[UNITS_LEN], b[UNITS_LEN];
+	char score[32], bar[32], *p;
+
+	if (!L->measured || L->abnormal)
+		return;
+	if (!L->samples || !it) {
+		snprintf(L->why_normal, sizeof(L->why_normal), "%s",
+			 diag_no_samples[l]);
+		return;
+	}
+	snprintf(where, sizeof(where), "%s%s", it->where[0] ? " " : "",
+		 it->where);
+	for (p = where; *p; p++)
+		if (*p == ' ')
+			*p = DIAG_NBSP;
+	if (L->over < 0.5)
+		snprintf(L->why_normal, sizeof(L->why_normal),
+			 "%s%s p99 %s, within its bound %s (%s)", it->name,
+			 where, units_ns(a, sizeof(a), it->p99),
+			 units_ns(b, sizeof(b), it->ref), from[it->ref_from]);
+	else if (L->score < DIAG_BAR_NS_PER_S)
+		snprintf(L->why_normal, sizeof(L->why_normal),
+			 "%s/s beyond normal, under the bar of %s/s; most from %s%s (%.0f over %s, %s)",
+			 diag_score_text(score, sizeof(score), L->score),
+			 diag_score_text(bar, sizeof(bar), DIAG_BAR_NS_PER_S),
+			 it->name, where, it->over,
+			 units_ns(b, sizeof(b), it->ref), from[it->ref_from]);
+	else
+		snprintf(L->why_normal, sizeof(L->why_normal),
+			 "%.0f over their bound, under %d, none %dx over; most from %s%s (max %s, bound %s, %s)",
+			 L->over, DIAG_MIN_OVER, DIAG_BIG_RATIO, it->name,
+			 where, units_ns(a, sizeof(a), it->max),
+			 units_ns(b, sizeof(b), it->ref), from[it->ref_from]);
+}
+
 /* diag_analyze_tasks - see diagnose.h */
 int diag_analyze_tasks(const struct watch *w, const struct diag_tasks *used,
 		       struct diag_result **out)
@@ -1491,6 +1663,8 @@ int diag_analyze_tasks(const struct watch *w, const struct diag_tasks *used,
 		ret = diag_slow_cpus(r);
 	if (!ret && used)
 		ret = diag_cpu_users(r, used);
+	if (!ret)
+		ret = diag_alike(r);
 	if (ret) {
 		diag_free(r);
 		return ret;
@@ -1502,6 +1676,8 @@ int diag_analyze_tasks(const struct watch *w, const struct diag_tasks *used,
 	diag_advise_sched(r);
 	diag_advise_memory(r);
 	diag_notes(r, w);
+	for (l = 0; l < DIAG_NR_LAYERS; l++)
+		diag_why_normal(r, l);
 	*out = r;
 	return 0;
 }
@@ -1523,6 +1699,7 @@ void diag_free(struct diag_result *r)
 		for (k = 0; k < r->layer[l].nr_culprits; k++)
 			diag_cpuset_free(&r->layer[l].culprits[k].cpus);
 	diag_cpuset_free(&r->slow);
+	diag_cpuset_free(&r->hot);
 	free(r->items);
 	free(r);
 }
@@ -1575,6 +1752,16 @@ const char *diag_advice(const struct diag_result *r, enum diag_layer l,
 
 /* --- Text ------------------------------------------------------------- */
 
+/* diag_spaces - @s with its DIAG_NBSP as spaces */
+static char *diag_spaces(char *s)
+{
+	char *p;
+
+	for (p = s; (p = strchr(p, DIAG_NBSP)); p++)
+		*p = ' ';
+	return s;
+}
+
 /* diag_wrap_words - @text after @first, wrapped by words, indented */
 static void diag_wrap_words(FILE *f, const char *first, size_t indent,
 			    const char *text)
@@ -1593,6 +1780,7 @@ static void diag_wrap_words(FILE *f, const char *first, size_t indent,
 				n = sizeof(word) - 1;
 			memcpy(word, p, n);
 			word[n] = '\0';
+			diag_spaces(word);
 			wrap_add(&w, any || first[0] ? " " : "", word);
 			any = true;
 		}
@@ -1603,24 +1791,27 @@ static void diag_wrap_words(FILE *f, const char *first, size_t indent,
 	wrap_end(&w);
 }
 
-/* diag_score_text - "812ms" (per second watched) */
-static const char *diag_score_text(char *buf, size_t len, double score)
+/* diag_ref_text - where @it's bound comes from, in parentheses */
+static const char *diag_ref_text(char *buf, size_t len,
+				 const struct diag_item *it)
 {
-	double ms = score / 1e6;
+	char b[UNITS_LEN];
 
-	if (ms >= 100)
-		snprintf(buf, len, "%.0fms", ms);
-	else if (ms >= 10)
-		snprintf(buf, len, "%.1fms", ms);
+	if (it->ref_from == DIAG_REF_EXPECTED)
+		snprintf(buf, len, "(expected p99)");
+	else if (it->ref_from == DIAG_REF_BASELINE)
+		snprintf(buf, len, "(%dx the p99 before the watch)",
+			 DIAG_BASELINE_MULT);
 	else
-		snprintf(buf, len, "%.2fms", ms);
+		snprintf(buf, len, "(floor; p99 before the watch %s)",
+			 units_ns(b, sizeof(b), it->base_p99));
 	return buf;
 }
 
 /* diag_print_item - "sched.wakeup CPU 1: 150 samples, p50 ..." wrapped */
 static void diag_print_item(FILE *f, const struct diag_item *it)
 {
-	char head[192], tok[96], a[UNITS_LEN], b[UNITS_LEN];
+	char head[192], tok[96], a[UNITS_LEN];
 	struct wrap w;
 
 	snprintf(head, sizeof(head), "  %s%s%s:", it->name,
@@ -1642,15 +1833,7 @@ static void diag_print_item(FILE *f, const struct diag_item *it)
 	snprintf(tok, sizeof(tok), "%.0f over %s", it->over,
 		 units_ns(a, sizeof(a), it->ref));
 	wrap_add(&w, " ", tok);
-	if (it->ref_from == DIAG_REF_EXPECTED)
-		snprintf(tok, sizeof(tok), "(expected p99)");
-	else if (it->ref_from == DIAG_REF_BASELINE)
-		snprintf(tok, sizeof(tok), "(%dx the p99 before the watch)",
-			 DIAG_BASELINE_MULT);
-	else
-		snprintf(tok, sizeof(tok), "(floor; p99 before the watch %s)",
-			 units_ns(b, sizeof(b), it->base_p99));
-	wrap_add(&w, " ", tok);
+	wrap_add(&w, " ", diag_ref_text(tok, sizeof(tok), it));
 	if (it->threshold) {
 		snprintf(tok, sizeof(tok), "%.0f over the threshold %s",
 			 it->over_threshold,
@@ -1741,13 +1924,21 @@ static void diag_print_layer(FILE *f, const struct diag_result *r,
 	snprintf(head, sizeof(head), "#%u %s: %s", L->rank, diag_titles[l],
 		 L->abnormal ? "ABNORMAL" : "normal");
 	diag_wrap_words(f, "", 4, head);
+	if (!L->abnormal) {
+		/* why, in one line; the numbers are in the JSON */
+		diag_wrap_words(f, " ", 4, L->why_normal);
+		diag_print_xids(f, r, L);
+		for (k = 0; k < L->nr_notes; k++)
+			diag_wrap_words(f, "  note:", 4, L->notes[k]);
+		return;
+	}
 	snprintf(head, sizeof(head),
 		 "%s waited beyond normal per second; %llu samples, %.0f over their bound",
 		 diag_score_text(score, sizeof(score), L->score),
 		 (unsigned long long)L->samples, L->over);
 	diag_wrap_words(f, " ", 4, head);
 	diag_print_xids(f, r, L);
-	for (k = 0; k < L->nr_top && (L->abnormal || k < 1); k++) {
+	for (k = 0; k < L->nr_top; k++) {
 		const struct diag_item *it = &r->items[L->top[k]];
 
 		/* past the first, only items that add to the verdict */
@@ -1755,16 +1946,12 @@ static void diag_print_layer(FILE *f, const struct diag_result *r,
 			break;
 		diag_print_item(f, it);
 	}
-	if (!L->samples && L->measured)
+	if (!L->samples)
 		fprintf(f, "  no samples\n");
-	if (L->abnormal) {
-		diag_print_culprits(f, L);
-		diag_print_affected(f, L);
-	}
+	diag_print_culprits(f, L);
+	diag_print_affected(f, L);
 	for (k = 0; k < L->nr_notes; k++)
 		diag_wrap_words(f, "  note:", 4, L->notes[k]);
-	if (!L->abnormal)
-		return;
 	fprintf(f, "  next:\n");
 	for (k = 0; k < L->nr_advice; k++)
 		diag_wrap_words(f, "  -", 4, L->advice[k]);
@@ -1859,12 +2046,14 @@ static void diag_json_item(struct json *j, const struct diag_item *it)
 	json_object_end(j);
 }
 
-static void diag_json_cpus(struct json *j, const struct diag_cpuset *cpus)
+/* diag_json_cpus - the array @name of the CPUs in @cpus (NULL: empty) */
+static void diag_json_cpus(struct json *j, const char *name,
+			   const struct diag_cpuset *cpus)
 {
 	uint32_t c;
 
-	json_array_begin(j, "cpus");
-	for (c = 0; c < 64 * cpus->nr_words; c++)
+	json_array_begin(j, name);
+	for (c = 0; cpus && c < 64 * cpus->nr_words; c++)
 		if (diag_cpuset_has(cpus, c))
 			json_u64(j, NULL, c);
 	json_array_end(j);
@@ -1891,6 +2080,13 @@ static void diag_json_layer(struct json *j, const struct diag_result *r,
 	json_u64(j, "over", (uint64_t)(L->over + 0.5));
 	json_u64(j, "excess_ns", (uint64_t)(L->excess + 0.5));
 	json_u64(j, "drops", L->drops);
+	if (L->why_normal[0]) {
+		char why[DIAG_TEXT_LEN];
+
+		memcpy(why, L->why_normal, sizeof(why));
+		json_str(j, "why_normal", diag_spaces(why));
+	} else
+		json_null(j, "why_normal");
 	json_array_begin(j, "evidence");
 	for (k = 0; k < L->nr_top; k++)
 		diag_json_item(j, &r->items[L->top[k]]);
@@ -1909,7 +2105,7 @@ static void diag_json_layer(struct json *j, const struct diag_result *r,
 		json_str(j, "source", c->from_trace ? "trace" : "cpu-time");
 		json_u64(j, "ns", c->ns);
 		json_double(j, "share", c->share);
-		diag_json_cpus(j, &c->cpus);
+		diag_json_cpus(j, "cpus", &c->cpus);
 		json_bool(j, "miner", c->miner);
 		json_object_end(j);
 	}
@@ -1976,6 +2172,8 @@ void diag_print_json(FILE *f, const struct diag_result *r)
 		json_str(&j, "verdict", diag_names[r->rank[0]]);
 	else
 		json_null(&j, "verdict");
+	json_bool(&j, "waits_alike", r->alike);
+	diag_json_cpus(&j, "contention_cpus", r->alike ? NULL : &r->hot);
 	json_array_begin(&j, "layers");
 	for (i = 0; i < DIAG_NR_LAYERS; i++)
 		diag_json_layer(&j, r, r->rank[i]);

@@ -218,7 +218,8 @@ static int check_json(const char *text)
 		"assert len(lines) == 1, 'one line'\n"
 		"d = json.loads(lines[0])\n"
 		"for k in ('duration_s', 'kernel', 'trace', 'trace_lost',\n"
-		"          'abnormal', 'verdict', 'layers', 'bar_ms_per_s'):\n"
+		"          'abnormal', 'verdict', 'layers', 'bar_ms_per_s',\n"
+		"          'waits_alike', 'contention_cpus'):\n"
 		"    assert k in d, k\n"
 		"L = d['layers']\n"
 		"assert len(L) == 5\n"
@@ -231,8 +232,11 @@ static int check_json(const char *text)
 		"for l in L:\n"
 		"    for k in ('measured', 'abnormal', 'score_ms_per_s',\n"
 		"              'samples', 'over', 'evidence', 'culprits',\n"
-		"              'affected', 'xids', 'notes', 'advice'):\n"
+		"              'affected', 'xids', 'notes', 'advice',\n"
+		"              'why_normal'):\n"
 		"        assert k in l, k\n"
+		"    normal = l['measured'] and not l['abnormal']\n"
+		"    assert (l['why_normal'] is not None) == normal\n"
 		"    for e in l['evidence']:\n"
 		"        assert e['p50_ns'] <= e['p99_ns'] <= e['p999_ns']\n"
 		"        assert e['p999_ns'] <= e['max_ns']\n"
@@ -964,6 +968,285 @@ TEST(tasks_delta_matches_by_thread)
 	diag_tasks_free(&a);
 	diag_tasks_free(&b);
 	diag_tasks_free(&d);
+}
+
+/* --- Where the waits are: one CPU, or every CPU alike ------------------ */
+
+/*
+ * cpus_layout - sched.wakeup (series cpu) and sched.preempt (series
+ * @ncpus + cpu) on each of @ncpus CPUs, every family on, @scale times a
+ * healthy 10 s on each
+ */
+static void cpus_layout(struct blob *b, uint64_t time_ns, uint32_t ncpus,
+			uint64_t scale)
+{
+	static const char *const fams[] = {
+		NULL, "sched", "block", "net", "irq", "softirq", "nvidia", "mm",
+	};
+	uint32_t cpu, f;
+
+	blob_init(b);
+	b->hdr.nr_cpu_ids = ncpus;
+	b->hdr.time_ns = time_ns;
+	strcpy(b->hdr.kernel_release, "6.1.0-test");
+	for (cpu = 0; cpu < ncpus; cpu++)
+		blob_add_series(b, GPULAT_FAM_SCHED, GPULAT_SCHED_WAKEUP, cpu,
+				0, "sched.wakeup", "");
+	for (cpu = 0; cpu < ncpus; cpu++)
+		blob_add_series(b, GPULAT_FAM_SCHED, GPULAT_SCHED_PREEMPT, cpu,
+				0, "sched.preempt", "");
+	for (f = 1; f < GPULAT_FAM_MAX; f++)
+		blob_add_probe(b, f, GPULAT_PROBE_ATTACHED, 0, fams[f],
+			       "some_tracepoint", 1);
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		blob_record(b, cpu, 20 * US, 1000 * scale);
+		blob_record(b, ncpus + cpu, 1 * MS, 10 * scale);
+	}
+}
+
+/* cpus_watch - the fixture's start and end replaced by cpus_layout()'s */
+static void cpus_watch(FIXTURE_DATA(diag) *self, uint32_t ncpus)
+{
+	blob_release(&self->start);
+	blob_release(&self->end);
+	cpus_layout(&self->start, T0_NS, ncpus, 9);
+	cpus_layout(&self->end, T0_NS + WATCH_NS, ncpus, 10);
+}
+
+/*
+ * two_hogs_on_cpu1 - what two CPU hogs pinned to CPU 1 do there in 10 s:
+ * 200 wakeups of 20 ms (19.9 ms each beyond the floor of 100 us) and 300
+ * preemptions of 10 ms (5 ms beyond 5 ms, counted half): 4.73 s
+ */
+static void two_hogs_on_cpu1(struct blob *end, uint32_t ncpus)
+{
+	blob_record(end, 1, 20 * MS, 200);
+	blob_record(end, ncpus + 1, 10 * MS, 300);
+}
+
+/*
+ * other_cpus_waits - on every CPU but 1, 580 wakeups of 5 ms: 4.9 ms each
+ * beyond the floor, 2.84 s, 60% of CPU 1's.  Half of the worst CPU's was
+ * the old bar of "alike": these waits passed it, and the diagnosis said
+ * to reduce the parallelism while the hogs sat on CPU 1.
+ */
+static void other_cpus_waits(struct blob *end, uint32_t ncpus)
+{
+	uint32_t cpu;
+
+	for (cpu = 0; cpu < ncpus; cpu++)
+		if (cpu != 1)
+			blob_record(end, cpu, 5 * MS, 580);
+}
+
+/*
+ * Two hogs pinned to CPU 1 of 2, CPU 0 with 60% of its waits (emulation,
+ * a busy CPU 0): the contention is on CPU 1, where the hogs are, and not
+ * "on every CPU alike".
+ */
+TEST_F(diag, hogs_pinned_one_cpu_of_two)
+{
+	struct diag_task tasks[] = {
+		{ 4242, 4242, 1, 4900 * MS, "xmrig" },
+		{ 4243, 4243, 1, 4800 * MS, "diaghog" },
+	};
+	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
+
+	cpus_watch(self, 2);
+	two_hogs_on_cpu1(&self->end, 2);
+	other_cpus_waits(&self->end, 2);
+	ASSERT_EQ(0, run(self, _metadata, &used));
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "every CPU alike"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "parallelism"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
+			       "The contention is on CPU 1, not on every CPU: xmrig (pid 4242) and diaghog (pid 4243) hold it."));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "kill 4243"));
+	EXPECT_NE(NULL, strstr(self->json,
+			       "\"waits_alike\":false,\"contention_cpus\":[1]"));
+}
+
+/* The same on CPU 1 of 8, the other seven at 60%, culprits from the trace. */
+TEST_F(diag, hogs_pinned_one_cpu_of_eight)
+{
+	struct gl_trace_rec recs[20];
+	size_t i;
+
+	cpus_watch(self, 8);
+	two_hogs_on_cpu1(&self->end, 8);
+	other_cpus_waits(&self->end, 8);
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < ARRAY_SIZE(recs); i++) {
+		struct gpulat_rec_sample *s = &recs[i].u.sample;
+
+		recs[i].type = GPULAT_REC_SAMPLE;
+		recs[i].cpu = 1;
+		s->family = GPULAT_FAM_SCHED;
+		s->series = GPULAT_SCHED_PREEMPT;
+		s->latency_ns = 10 * MS;
+		s->pid = i % 2 ? 4242 : 4243;
+		s->tgid = s->pid;
+		strcpy(s->comm, i % 2 ? "xmrig" : "diaghog");
+		s->flags = GPULAT_REC_F_CULPRITS;
+		s->nr_culprits = 1;
+		s->culprits[0].pid = i % 2 ? 4243 : 4242;
+		s->culprits[0].tgid = s->culprits[0].pid;
+		s->culprits[0].ns = 10 * MS;
+		strcpy(s->culprits[0].comm, i % 2 ? "diaghog" : "xmrig");
+	}
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "every CPU alike"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
+			       "The contention is on CPU 1, not on every CPU: xmrig (pid 4242) and diaghog (pid 4243) hold it."));
+	EXPECT_NE(NULL, strstr(self->text,
+			       "xmrig pid 4242 held CPU 1 in 50% of the outlier waits"));
+	EXPECT_NE(NULL, strstr(self->json, "\"contention_cpus\":[1]"));
+}
+
+/*
+ * More runnable threads than CPUs on all 8: every CPU within 87% of the
+ * worst, the busiest processes on different CPUs.  Alike: reduce the
+ * parallelism, and no single CPU is named.
+ */
+TEST_F(diag, uniform_overload_is_alike)
+{
+	struct diag_task tasks[] = {
+		{ 5000, 5000, 0, 9000 * MS, "loader" },
+		{ 5001, 5001, 3, 8900 * MS, "loader" },
+		{ 5002, 5002, 6, 8800 * MS, "loader" },
+	};
+	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
+	uint32_t cpu;
+
+	cpus_watch(self, 8);
+	for (cpu = 0; cpu < 8; cpu++)
+		blob_record(&self->end, cpu, 20 * MS, cpu == 5 ? 230 : 200);
+	ASSERT_EQ(0, run(self, _metadata, &used));
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
+			       "Tasks wait on every CPU alike"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "reduce the parallelism"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "The contention is on"));
+	EXPECT_NE(NULL, strstr(self->json,
+			       "\"waits_alike\":true,\"contention_cpus\":[]"));
+}
+
+/*
+ * Waits alike by the numbers (CPU 0 at 90% of CPU 1), but every task the
+ * trace names as holding the CPU held CPU 1: the contention is there.
+ */
+TEST_F(diag, culprits_on_one_cpu_are_not_alike)
+{
+	struct gl_trace_rec recs[10];
+	size_t i;
+
+	cpus_watch(self, 2);
+	blob_record(&self->end, 1, 20 * MS, 200);
+	blob_record(&self->end, 0, 20 * MS, 180);
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < ARRAY_SIZE(recs); i++) {
+		struct gpulat_rec_sample *s = &recs[i].u.sample;
+
+		recs[i].type = GPULAT_REC_SAMPLE;
+		recs[i].cpu = 1;
+		s->family = GPULAT_FAM_SCHED;
+		s->series = GPULAT_SCHED_WAKEUP;
+		s->latency_ns = 20 * MS;
+		s->pid = 777;
+		s->tgid = 777;
+		strcpy(s->comm, "feeder");
+		s->flags = GPULAT_REC_F_CULPRITS;
+		s->nr_culprits = 1;
+		s->culprits[0].pid = 4243;
+		s->culprits[0].tgid = 4243;
+		s->culprits[0].ns = 19 * MS;
+		strcpy(s->culprits[0].comm, "diaghog");
+	}
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "every CPU alike"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
+			       "The contention is on CPU 1, not on every CPU: diaghog (pid 4243) holds it. Move it,"));
+	EXPECT_NE(NULL, strstr(self->json, "\"contention_cpus\":[1]"));
+}
+
+/* --- Why a layer is normal, in one line -------------------------------- */
+
+/* why - the why_normal line of layer @l in @text: the line after its head */
+static const char *why(const char *text, const char *head)
+{
+	const char *p = strstr(text, head);
+
+	p = p ? strchr(p, '\n') : NULL;
+	return p ? p + 1 : "";
+}
+
+/*
+ * A quiet host: each normal layer says why: its nearest series within its
+ * bound, the waits beyond normal under the bar, or no samples at all.
+ */
+TEST_F(diag, why_normal_quiet_host)
+{
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_FALSE(diag_abnormal(self->r));
+	EXPECT_EQ(why(self->text, "storage: normal\n"),
+		  strstr(self->text, "  block.read.device sda p99 200us, within its bound 2.00ms (floor)\n"));
+	EXPECT_EQ(why(self->text, "network: normal\n"),
+		  strstr(self->text, "  net.tx eth0 p99 9.99us, within its bound 100us (floor)\n"));
+	EXPECT_EQ(why(self->text, "memory (reclaim and compaction stalls): normal\n"),
+		  strstr(self->text, "  no samples during the watch: no task stalled in reclaim or compaction\n"));
+	/* 40 wakeups over the floor, 0.4 ms/s: under the bar */
+	EXPECT_EQ(why(self->text, "scheduler (waits for a CPU): normal\n"),
+		  strstr(self->text, "  0.3"));
+	EXPECT_NE(NULL, strstr(self->text,
+			       "ms/s beyond normal, under the bar of 5.00ms/s; most from\n    sched.wakeup CPU 0 (10 over 100us, floor)\n"));
+	/* the normal layers' lines only: no score line, no evidence */
+	EXPECT_EQ(NULL, strstr(self->text, "waited beyond normal per second"));
+	EXPECT_NE(NULL, strstr(self->json,
+			       "\"why_normal\":\"block.read.device sda p99 200us, within its bound 2.00ms (floor)\""));
+}
+
+/*
+ * A disk of 9 ms reads, before and during the watch: four times its p99
+ * is above the expected 20 ms, so that is its bound, and it is within it.
+ * An abnormal layer has no why_normal.
+ */
+TEST_F(diag, why_normal_disk_within_expected)
+{
+	blob_record(&self->start, S_BLK_READ, 9 * MS, 900);
+	blob_record(&self->end, S_BLK_READ, 9 * MS, 1400);
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_TRUE(abnormal(self->r, DIAG_SCHED));
+	EXPECT_FALSE(abnormal(self->r, DIAG_STORAGE));
+	EXPECT_NE(NULL, strstr(self->text,
+			       "storage: normal\n  block.read.device sda p99 8.99ms, within its bound 20.0ms (expected p99)\n"));
+	EXPECT_NE(NULL, strstr(self->json,
+			       "\"abnormal\":true,\"score_ms_per_s\":"));
+	EXPECT_NE(NULL, strstr(self->json, "\"why_normal\":null"));
+}
+
+/*
+ * Two reads of 150 ms on that disk: 34 ms/s beyond the bound of 20 ms,
+ * over the bar, but two samples over it are fewer than three and neither
+ * is ten times over: normal, and it says so.
+ */
+TEST_F(diag, why_normal_too_few_over)
+{
+	blob_record(&self->start, S_BLK_READ, 9 * MS, 900);
+	blob_record(&self->end, S_BLK_READ, 9 * MS, 900);
+	blob_record(&self->end, S_BLK_READ, 150 * MS, 2);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_FALSE(abnormal(self->r, DIAG_STORAGE));
+	EXPECT_LE(DIAG_BAR_NS_PER_S / 1e6, score_ms(self->r, DIAG_STORAGE));
+	EXPECT_NE(NULL, strstr(self->text,
+			       "#1 storage: normal\n  2 over their bound, under 3, none 10x over; most from block.read.device sda\n    (max 150ms, bound 20.0ms, expected p99)\n"));
 }
 
 TEST_HARNESS_MAIN
