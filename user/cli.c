@@ -36,7 +36,7 @@ static const char usage_main[] =
 "\n"
 "options:\n"
 "  -h, --help      show this help (gpulat COMMAND -h: help on COMMAND)\n"
-"  -V, --version   show the tool's ABI version\n"
+"  -V, --version   show the tool's version and ABI version\n"
 "\n"
 "exit status: 0 ok, 1 bad usage or error, 2 module not loaded,\n"
 "3 module ABI incompatible with this tool\n"

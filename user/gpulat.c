@@ -32,9 +32,7 @@ int main(int argc, char **argv)
 	case GPULAT_CMD_REPORT:
 		return report_run(&o);
 	case GPULAT_CMD_VERSION:
-		printf("gpulat ABI %u.%u\n", GPULAT_ABI_MAJOR,
-		       GPULAT_ABI_MINOR);
-		return GPULAT_EXIT_OK;
+		return version_run(stdout);
 	default:
 		gpulat_usage(stdout, GPULAT_CMD_NONE);
 		return GPULAT_EXIT_OK;

@@ -137,4 +137,7 @@ int control_run(const struct gpulat_opts *o);
 const char *control_reason(char *buf, size_t len, enum gpulat_cmd cmd,
 			   int err);
 
+/* version.c: gpulat --version */
+int version_run(FILE *out);
+
 #endif /* _GPULAT_H */

@@ -69,6 +69,19 @@ USER_FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*
 USER_FUZZERS := $(addprefix $(USER_FUZZ_OUT)/fuzz_,$(USER_FUZZ_NAMES))
 USER_FUZZ_SEEDS := $(USER_FUZZ_OUT)/seeds/.done
 
+# The version (scripts/version: git describe, else VERSION) goes into a
+# generated header that only user/version.c includes, rewritten only when
+# it changes: a new commit recompiles that one file, not the tool.
+USER_VERSION_H := $(USER_OUT)/version.h
+USER_VERSION_OBJS := $(USER_OUT)/obj/version.o $(USER_GUEST_OBJ)/version.o \
+		     $(USER_UNIT_OUT)/obj/version.o $(USER_FUZZ_OUT)/obj/version.o
+$(USER_VERSION_OBJS): $(USER_VERSION_H)
+$(USER_VERSION_OBJS): USER_CPPFLAGS += -I $(USER_OUT)
+
+.PHONY: user-version
+$(USER_VERSION_H): user-version
+	@scripts/version --header $@
+
 .PHONY: user unit fuzz guest-user user-clean
 
 user: $(USER_BIN) $(USER_LIB)
