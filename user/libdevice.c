@@ -33,16 +33,18 @@ int gl_version(int fd, uint32_t *major, uint32_t *minor)
 int gl_open(char *err, size_t errlen)
 {
 	uint32_t major = 0, minor = 0;
+	char hint[1024];
 	int fd, ret;
 
 	fd = open(GPULAT_DEVICE_PATH, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		if (gl_no_module(ret))
+		if (gl_no_module(ret)) {
+			gl_load_hint(hint, sizeof(hint));
 			gl_set_err(err, errlen,
-				   "%s: %s: the gpulat module is not loaded; load it with 'modprobe gpulat' or 'insmod kmod/gpulat.ko'",
-				   GPULAT_DEVICE_PATH, strerror(-ret));
-		else if (ret == -EACCES || ret == -EPERM)
+				   "%s: %s: the gpulat module is not loaded; %s",
+				   GPULAT_DEVICE_PATH, strerror(-ret), hint);
+		} else if (ret == -EACCES || ret == -EPERM)
 			gl_set_err(err, errlen,
 				   "%s: %s: run gpulat as root",
 				   GPULAT_DEVICE_PATH, strerror(-ret));

@@ -669,8 +669,8 @@ TEST(open_without_module)
 	ASSERT_EQ(-ENOENT, fd);
 	ASSERT_TRUE(gl_no_module(fd));
 	ASSERT_NE(NULL, strstr(err, "not loaded"));
-	ASSERT_NE(NULL, strstr(err, "insmod kmod/gpulat.ko"));
-	ASSERT_NE(NULL, strstr(err, "modprobe gpulat"));
+	/* how to load it depends on the host: test_install.c */
+	ASSERT_NE(NULL, strstr(err, "modprobe gpulat") ?: strstr(err, "insmod "));
 }
 
 TEST_HARNESS_MAIN
