@@ -18,7 +18,8 @@
  * not requested: without threadirqs it conflicts with the e1000's flags on
  * the shared line (with threadirqs the kernel adds it to every handler).
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+/* Its log lines say it is a test double, not the NVIDIA driver. */
+#define pr_fmt(fmt) KBUILD_MODNAME ": [gpulat test double] " fmt
 
 #include <linux/atomic.h>
 #include <linux/err.h>
@@ -91,8 +92,11 @@ static int __init fake_nvidia_init(void)
 	if (ret) {
 		pr_err("cannot share IRQ %d: %d\n", irq, ret);
 		kthread_stop(fake_bh);
+		return ret;
 	}
-	return ret;
+	pr_info("loaded: IRQ handler \"nvidia\" on IRQ %d and kthread \"UVM GPU1 BH\", no NVIDIA driver or GPU\n",
+		irq);
+	return 0;
 }
 
 static void __exit fake_nvidia_exit(void)
