@@ -16,6 +16,7 @@ VMRUN_SMP ?= 2
 .DEFAULT_GOAL := all
 
 include user/user.mk
+include scripts/install.mk
 
 .PHONY: all module module-clean guest guest-tests setup checkpatch \
 	modules-check vmtest check demo clean bench bench-quick \
@@ -117,6 +118,7 @@ check: setup
 	$(MAKE) fuzz
 	$(MAKE) checkpatch
 	$(MAKE) modules-check
+	$(MAKE) install-check
 	$(MAKE) vmtest
 	$(MAKE) bench-quick
 	@echo "check: all passed"
