@@ -136,7 +136,7 @@ setup_irq() {
 # costs the same instructions every time.  Loaded for the whole run.
 setup_irqgen() {
 	[ -f "$MODS/gpulat_irqgen.ko" ] ||
-		{ skip - irqgen "module not built (Kbuild needs obj-m += tests/kmod/)"; return; }
+		{ skip - irqgen "test module not built (scripts/build-module builds tests/kmod/ with GPULAT_TEST_MODULES=y)"; return; }
 	insmod "$MODS/gpulat_irqgen.ko" || { skip - irqgen "insmod gpulat_irqgen failed"; return; }
 	"$bin/irqgen" -w 0 16 >/dev/null || { skip - irqgen "gpulat_irqgen raises no interrupts"; return; }
 	HAVE_IRQGEN=1
@@ -282,7 +282,7 @@ config_ok() {
 	none) return 0 ;;
 	floor_ret | floor_clock)
 		[ -f "$MODS/gpulat_$1.ko" ] ||
-			{ skip "$1" - "module not built (Kbuild needs obj-m += tests/kmod/)"; return 1; } ;;
+			{ skip "$1" - "test module not built (scripts/build-module builds tests/kmod/ with GPULAT_TEST_MODULES=y)"; return 1; } ;;
 	bpftrace)
 		[ -z "$nobpftrace" ] || { skip bpftrace - "$nobpftrace"; return 1; }
 		command -v bpftrace >/dev/null ||
