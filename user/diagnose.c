@@ -1762,6 +1762,25 @@ static char *diag_spaces(char *s)
 	return s;
 }
 
+/*
+ * diag_glued - whether a line must not break after word @w of length @n
+ * when a number follows: "CPU 1", "(pid 108)", "irq 45"
+ */
+static bool diag_glued(const char *w, size_t n, const char *next)
+{
+	static const char *const heads[] = {
+		"CPU", "CPUs", "pid", "(pid", "thread", "(thread", "irq",
+	};
+	size_t i;
+
+	if (!isdigit((unsigned char)*next))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(heads); i++)
+		if (strlen(heads[i]) == n && !strncmp(w, heads[i], n))
+			return true;
+	return false;
+}
+
 /* diag_wrap_words - @text after @first, wrapped by words, indented */
 static void diag_wrap_words(FILE *f, const char *first, size_t indent,
 			    const char *text)
@@ -1773,8 +1792,14 @@ static void diag_wrap_words(FILE *f, const char *first, size_t indent,
 
 	wrap_begin(&w, f, first, indent);
 	while (*p) {
-		size_t n = strcspn(p, " ");
+		size_t n = strcspn(p, " "), last = 0;
 
+		/* "CPU 1" and the like stay on one line */
+		while (p[n] == ' ' && p[n + 1] != ' ' &&
+		       diag_glued(p + last, n - last, p + n + 1)) {
+			last = n + 1;
+			n = last + strcspn(p + last, " ");
+		}
 		if (n) {
 			if (n >= sizeof(word))
 				n = sizeof(word) - 1;

@@ -1048,10 +1048,11 @@ TEST_F(diag, hogs_pinned_one_cpu_of_two)
 {
 	struct diag_task tasks[] = {
 		{ 4242, 4242, 1, 4900 * MS, "xmrig" },
-		{ 4243, 4243, 1, 4800 * MS, "diaghog" },
+		{ 4243, 4243, 1, 4800 * MS, "hog" },
 	};
 	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
 
+	put_comm(self->root, 4243, 4243, "hog");
 	cpus_watch(self, 2);
 	two_hogs_on_cpu1(&self->end, 2);
 	other_cpus_waits(&self->end, 2);
@@ -1060,10 +1061,14 @@ TEST_F(diag, hogs_pinned_one_cpu_of_two)
 	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "every CPU alike"));
 	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "parallelism"));
 	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
-			       "The contention is on CPU 1, not on every CPU: xmrig (pid 4242) and diaghog (pid 4243) hold it."));
+			       "The contention is on CPU 1, not on every CPU: xmrig (pid 4242) and hog (pid 4243) hold it."));
 	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "kill 4243"));
 	EXPECT_NE(NULL, strstr(self->json,
 			       "\"waits_alike\":false,\"contention_cpus\":[1]"));
+	/* "(pid 4243)" would end a line at "(pid": it stays whole */
+	EXPECT_NE(NULL, strstr(self->text, "and hog\n    (pid 4243) hold it."));
+	EXPECT_EQ(NULL, strstr(self->text, "(pid\n"));
+	EXPECT_EQ(NULL, strstr(self->text, " CPU\n"));
 }
 
 /* The same on CPU 1 of 8, the other seven at 60%, culprits from the trace. */
