@@ -1301,7 +1301,7 @@ static void diag_advise_contention(struct diag_result *r)
 	char cpus[64], who[3 * (GPULAT_COMM_LEN + 32)], comm[GPULAT_COMM_LEN];
 	size_t k, n = 0, done = 0, pos = 0;
 
-	if (r->alike || !r->nr_hot || r->nr_seen < 2)
+	if (!L->abnormal || r->alike || !r->nr_hot || r->nr_seen < 2)
 		return;
 	diag_cpus_text(cpus, sizeof(cpus), &r->hot);
 	who[0] = '\0';
@@ -2178,6 +2178,7 @@ void diag_print_json(FILE *f, const struct diag_result *r)
 {
 	struct json j;
 	unsigned int i;
+	bool sched;
 
 	json_begin(&j, f);
 	json_object_begin(&j, NULL);
@@ -2197,8 +2198,11 @@ void diag_print_json(FILE *f, const struct diag_result *r)
 		json_str(&j, "verdict", diag_names[r->rank[0]]);
 	else
 		json_null(&j, "verdict");
-	json_bool(&j, "waits_alike", r->alike);
-	diag_json_cpus(&j, "contention_cpus", r->alike ? NULL : &r->hot);
+	/* only where the scheduler is abnormal: otherwise no contention */
+	sched = r->layer[DIAG_SCHED].abnormal;
+	json_bool(&j, "waits_alike", sched && r->alike);
+	diag_json_cpus(&j, "contention_cpus",
+		       sched && !r->alike ? &r->hot : NULL);
 	json_array_begin(&j, "layers");
 	for (i = 0; i < DIAG_NR_LAYERS; i++)
 		diag_json_layer(&j, r, r->rank[i]);

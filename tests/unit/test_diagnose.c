@@ -1237,6 +1237,17 @@ TEST_F(diag, why_normal_disk_within_expected)
 	EXPECT_NE(NULL, strstr(self->json, "\"why_normal\":null"));
 }
 
+/* Waits beyond normal on one CPU, under the bar: no contention to name. */
+TEST_F(diag, no_contention_when_scheduler_normal)
+{
+	blob_record(&self->end, S_WAKE + 2, 20 * MS, 2);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_FALSE(abnormal(self->r, DIAG_SCHED));
+	EXPECT_NE(NULL, strstr(self->json,
+			       "\"waits_alike\":false,\"contention_cpus\":[]"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "The contention is on"));
+}
+
 /*
  * Two reads of 150 ms on that disk: 34 ms/s beyond the bound of 20 ms,
  * over the bar, but two samples over it are fewer than three and neither
