@@ -1248,11 +1248,48 @@ static bool diag_still_there(const struct diag_culprit *c, int32_t pid)
  * diag_advise_culprits - release or move the processes named as culprits;
  * none for one that exited, or whose pid another task holds now
  */
+/*
+ * diag_advise_pair - one advice for the two top culprits when they are
+ * alike (same name, same CPUs, both still there, neither a miner): two
+ * copies of one job.  True when it advised.
+ */
+static bool diag_advise_pair(struct diag_layer_res *L)
+{
+	const struct diag_culprit *a = &L->culprits[0], *b = &L->culprits[1];
+	char cpus[64], cpus_b[64], comm[GPULAT_COMM_LEN], doing[160];
+
+	if (L->nr_culprits < 2 || a->tgid <= 0 || b->tgid <= 0 ||
+	    a->tgid == b->tgid || a->miner || b->miner ||
+	    a->from_trace != b->from_trace || !diag_cause(a) ||
+	    !diag_cause(b) || strcmp(a->comm, b->comm))
+		return false;
+	diag_cpus_text(cpus, sizeof(cpus), &a->cpus);
+	diag_cpus_text(cpus_b, sizeof(cpus_b), &b->cpus);
+	if (strcmp(cpus, cpus_b) || !diag_still_there(a, a->tgid) ||
+	    !diag_still_there(b, b->tgid))
+		return false;
+	if (a->from_trace)
+		snprintf(doing, sizeof(doing),
+			 "held %s in %.0f%% and %.0f%% of the outlier waits",
+			 cpus, 100 * a->share, 100 * b->share);
+	else
+		snprintf(doing, sizeof(doing),
+			 "used %.0f%% and %.0f%% of a CPU on %s",
+			 100 * a->share, 100 * b->share, cpus);
+	units_printable(comm, sizeof(comm), a->comm);
+	diag_advise(L,
+		    "%s (pids %d and %d) %s: if they are runaway, forgotten or unknown jobs, release them (kill %d %d); if they belong here, move them off the CPUs of the GPU feeder threads (taskset -a -pc LIST PID, or a cpuset), or the feeders away from them.",
+		    comm, a->tgid, b->tgid, doing, a->tgid, b->tgid);
+	return true;
+}
+
 static void diag_advise_culprits(struct diag_layer_res *L)
 {
 	char doing[128], comm[GPULAT_COMM_LEN];
 	size_t k;
 
+	if (diag_advise_pair(L))
+		return;
 	for (k = 0; k < L->nr_culprits && k < 2; k++) {
 		const struct diag_culprit *c = &L->culprits[k];
 		int32_t pid = c->tgid > 0 ? c->tgid : c->pid;

@@ -1071,6 +1071,30 @@ TEST_F(diag, hogs_pinned_one_cpu_of_two)
 	EXPECT_EQ(NULL, strstr(self->text, " CPU\n"));
 }
 
+/*
+ * Two copies of one job on one CPU get one advice, naming both pids; a
+ * third task of another name still gets its own (the demo's two "hog"s).
+ */
+TEST_F(diag, two_alike_hogs_one_advice)
+{
+	struct diag_task tasks[] = {
+		{ 4242, 4242, 1, 4900 * MS, "hog" },
+		{ 4243, 4243, 1, 4800 * MS, "hog" },
+	};
+	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
+
+	put_comm(self->root, 4242, 4242, "hog");
+	put_comm(self->root, 4243, 4243, "hog");
+	cpus_watch(self, 2);
+	two_hogs_on_cpu1(&self->end, 2);
+	ASSERT_EQ(0, run(self, _metadata, &used));
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
+			       "hog (pids 4242 and 4243) used 49% and 48% of a CPU on CPU 1: if they are runaway, forgotten or unknown jobs, release them (kill 4242 4243)"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "hog (pid 4242) used"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "hog (pid 4243) used"));
+}
+
 /* The same on CPU 1 of 8, the other seven at 60%, culprits from the trace. */
 TEST_F(diag, hogs_pinned_one_cpu_of_eight)
 {
