@@ -133,8 +133,9 @@ bench:
 bench-quick:
 	scripts/bench --quick
 
-demo: setup guest-user
-	scripts/demo
+# vmrun builds the module and the tool (messages in build/demo/vmrun.log).
+demo: setup
+	@scripts/demo
 
 clean: user-clean module-clean
 	rm -rf build
