@@ -133,8 +133,10 @@ bench:
 bench-quick:
 	scripts/bench --quick
 
-# vmrun builds the module and the tool (messages in build/demo/vmrun.log).
-demo: setup
+# vmrun builds the module and the tool (messages in build/demo/vmrun.log);
+# the scripts install the packages they need, and no more than the demo
+# needs (no compilers for fuzzing, no kselftest sources).
+demo:
 	@scripts/demo
 
 clean: user-clean module-clean
