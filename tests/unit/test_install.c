@@ -18,22 +18,9 @@
 
 #include "gpulat.h"
 #include "libinternal.h"
+#include "shell.h"
 
 #define REL	"9.9.9-gpulat-test"
-
-/* sh - run a shell command built from @fmt; its exit status */
-static int __attribute__((format(printf, 1, 2))) sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 /* put - write @text to @root/@rel, making the folders */
 static int put(const char *root, const char *rel, const char *text)

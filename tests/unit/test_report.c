@@ -21,6 +21,7 @@
 
 #include "hostfacts.h"
 #include "nvml.h"
+#include "shell.h"
 
 /* put - write @fmt to @root/@path, making its folders (only those if @path ends in /) */
 static void put(const char *root, const char *path, const char *fmt, ...)
@@ -56,19 +57,6 @@ static char *slurp(const char *dir, const char *path)
 	if (hf_read("", full, &buf, &len))
 		return NULL;
 	return buf;
-}
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	rc = system(cmd);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
 /* double_path - the NVML test double built beside this test (@sub: nvml, nvml-old) */
