@@ -13,7 +13,7 @@ ok() { n=$((n + 1)); echo "ok $n $1"; }
 not_ok() { n=$((n + 1)); fail=1; echo "not ok $n $1"; }
 
 echo "TAP version 13"
-echo "1..4"
+echo "1..6"
 
 # Load: a hog per CPU and a sleeper storm, so probes fire during attach
 # and detach.
@@ -57,6 +57,25 @@ else
 	gpulat status
 fi
 rmmod gpulat
+
+# Installed as make install does (updates/, then depmod): the tool's
+# "not loaded" message says modprobe, and modprobe loads it.
+UPD=/lib/modules/$(uname -r)/updates
+mkdir -p "$UPD" && cp "$MOD" "$UPD/" && depmod
+hint=$(gpulat status 2>&1)
+if echo "$hint" | grep -q "not loaded.*load it with 'modprobe gpulat'"; then
+	ok "not loaded: the message says modprobe once installed"
+else
+	not_ok "not loaded: the message says modprobe once installed"
+	echo "# $hint"
+fi
+if modprobe gpulat && [ -c /dev/gpulat ] && gpulat status >/dev/null; then
+	ok "modprobe gpulat after an install to updates/"
+else
+	not_ok "modprobe gpulat after an install to updates/"
+fi
+rmmod gpulat
+rm -f "$UPD/gpulat.ko" && depmod
 insmod "$MOD"
 
 kill $pids 2>/dev/null
