@@ -92,7 +92,7 @@ VMTEST_ARGS := --net --kmod null_blk --kmod veth --kmod sch_netem \
 	--add $(shell command -v ip) --add $(shell command -v tc)
 
 # A whole VM run may take its tests' limits (tests/kernel/timeouts)
-# plus the boot and the module build: vmrun's limit follows from them.
+# plus the boot: vmrun's limit follows from them.
 VMTEST_BOOT_S := 120
 vmtest-budget = $$(( $(VMTEST_BOOT_S) + \
 	$$(sh tests/kernel/run.sh --budget build/guest/tests '$(1)') ))
