@@ -751,8 +751,13 @@ TEST(proc_cpu_time)
 
 #define MANY_CPUS	130
 
-/* many_layout - sched.wakeup on each of MANY_CPUS CPUs, every family on */
-static void many_layout(struct blob *b, uint64_t time_ns, uint64_t scale)
+/*
+ * cpus_layout - sched.wakeup (series cpu) on each of @ncpus CPUs, with
+ * @preempt sched.preempt too (series @ncpus + cpu), every family on,
+ * @scale times a healthy 10 s on each
+ */
+static void cpus_layout(struct blob *b, uint64_t time_ns, uint32_t ncpus,
+			uint64_t scale, bool preempt)
 {
 	static const char *const fams[] = {
 		NULL, "sched", "block", "net", "irq", "softirq", "nvidia", "mm",
@@ -760,17 +765,29 @@ static void many_layout(struct blob *b, uint64_t time_ns, uint64_t scale)
 	uint32_t cpu, f;
 
 	blob_init(b);
-	b->hdr.nr_cpu_ids = MANY_CPUS;
+	b->hdr.nr_cpu_ids = ncpus;
 	b->hdr.time_ns = time_ns;
 	strcpy(b->hdr.kernel_release, "6.1.0-test");
-	for (cpu = 0; cpu < MANY_CPUS; cpu++)
+	for (cpu = 0; cpu < ncpus; cpu++)
 		blob_add_series(b, GPULAT_FAM_SCHED, GPULAT_SCHED_WAKEUP, cpu,
 				0, "sched.wakeup", "");
+	for (cpu = 0; preempt && cpu < ncpus; cpu++)
+		blob_add_series(b, GPULAT_FAM_SCHED, GPULAT_SCHED_PREEMPT, cpu,
+				0, "sched.preempt", "");
 	for (f = 1; f < GPULAT_FAM_MAX; f++)
 		blob_add_probe(b, f, GPULAT_PROBE_ATTACHED, 0, fams[f],
 			       "some_tracepoint", 1);
-	for (cpu = 0; cpu < MANY_CPUS; cpu++)
+	for (cpu = 0; cpu < ncpus; cpu++) {
 		blob_record(b, cpu, 20 * US, 1000 * scale);
+		if (preempt)
+			blob_record(b, ncpus + cpu, 1 * MS, 10 * scale);
+	}
+}
+
+/* many_layout - sched.wakeup on each of MANY_CPUS CPUs, every family on */
+static void many_layout(struct blob *b, uint64_t time_ns, uint64_t scale)
+{
+	cpus_layout(b, time_ns, MANY_CPUS, scale, false);
 }
 
 /*
@@ -972,45 +989,13 @@ TEST(tasks_delta_matches_by_thread)
 
 /* --- Where the waits are: one CPU, or every CPU alike ------------------ */
 
-/*
- * cpus_layout - sched.wakeup (series cpu) and sched.preempt (series
- * @ncpus + cpu) on each of @ncpus CPUs, every family on, @scale times a
- * healthy 10 s on each
- */
-static void cpus_layout(struct blob *b, uint64_t time_ns, uint32_t ncpus,
-			uint64_t scale)
-{
-	static const char *const fams[] = {
-		NULL, "sched", "block", "net", "irq", "softirq", "nvidia", "mm",
-	};
-	uint32_t cpu, f;
-
-	blob_init(b);
-	b->hdr.nr_cpu_ids = ncpus;
-	b->hdr.time_ns = time_ns;
-	strcpy(b->hdr.kernel_release, "6.1.0-test");
-	for (cpu = 0; cpu < ncpus; cpu++)
-		blob_add_series(b, GPULAT_FAM_SCHED, GPULAT_SCHED_WAKEUP, cpu,
-				0, "sched.wakeup", "");
-	for (cpu = 0; cpu < ncpus; cpu++)
-		blob_add_series(b, GPULAT_FAM_SCHED, GPULAT_SCHED_PREEMPT, cpu,
-				0, "sched.preempt", "");
-	for (f = 1; f < GPULAT_FAM_MAX; f++)
-		blob_add_probe(b, f, GPULAT_PROBE_ATTACHED, 0, fams[f],
-			       "some_tracepoint", 1);
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		blob_record(b, cpu, 20 * US, 1000 * scale);
-		blob_record(b, ncpus + cpu, 1 * MS, 10 * scale);
-	}
-}
-
 /* cpus_watch - the fixture's start and end replaced by cpus_layout()'s */
 static void cpus_watch(FIXTURE_DATA(diag) *self, uint32_t ncpus)
 {
 	blob_release(&self->start);
 	blob_release(&self->end);
-	cpus_layout(&self->start, T0_NS, ncpus, 9);
-	cpus_layout(&self->end, T0_NS + WATCH_NS, ncpus, 10);
+	cpus_layout(&self->start, T0_NS, ncpus, 9, true);
+	cpus_layout(&self->end, T0_NS + WATCH_NS, ncpus, 10, true);
 }
 
 /*
