@@ -116,6 +116,40 @@ static void healthy(struct blob *b, uint64_t scale, bool net)
 	blob_record(b, S_NV_WAKE, 30 * US, 100 * scale);
 }
 
+/*
+ * wait_rec - @r as a run-queue wait record of @lat on @cpu of task
+ * @pid/@tgid @comm, with no culprit yet
+ */
+static struct gpulat_rec_sample *wait_rec(struct gl_trace_rec *r,
+					  uint32_t cpu, uint32_t series,
+					  uint64_t lat, int32_t pid,
+					  int32_t tgid, const char *comm)
+{
+	struct gpulat_rec_sample *s = &r->u.sample;
+
+	r->type = GPULAT_REC_SAMPLE;
+	r->cpu = cpu;
+	s->family = GPULAT_FAM_SCHED;
+	s->series = series;
+	s->latency_ns = lat;
+	s->pid = pid;
+	s->tgid = tgid;
+	strcpy(s->comm, comm);
+	s->flags = GPULAT_REC_F_CULPRITS;
+	return s;
+}
+
+/* add_culprit - one more task that held the CPU during @s's wait */
+static void add_culprit(struct gpulat_rec_sample *s, int32_t pid,
+			int32_t tgid, uint64_t ns, const char *comm)
+{
+	s->culprits[s->nr_culprits].pid = pid;
+	s->culprits[s->nr_culprits].tgid = tgid;
+	s->culprits[s->nr_culprits].ns = ns;
+	strcpy(s->culprits[s->nr_culprits].comm, comm);
+	s->nr_culprits++;
+}
+
 /* put_comm - @root/proc/@pid/task/@tid/comm holding @comm */
 static void put_comm(const char *root, int pid, int tid, const char *comm)
 {
@@ -434,27 +468,13 @@ TEST_F(diag, trace_names_who_held_the_cpu)
 	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
 	memset(recs, 0, sizeof(recs));
 	for (i = 0; i < 10; i++) {
-		struct gpulat_rec_sample *s = &recs[i].u.sample;
+		struct gpulat_rec_sample *s;
 
-		recs[i].type = GPULAT_REC_SAMPLE;
-		recs[i].cpu = 1;
+		s = wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP, 20 * MS, 777,
+			     770, "feeder");
 		recs[i].time_ns = T0_NS + i * MS;
-		s->family = GPULAT_FAM_SCHED;
-		s->series = GPULAT_SCHED_WAKEUP;
-		s->latency_ns = 20 * MS;
-		s->pid = 777;
-		s->tgid = 770;
-		strcpy(s->comm, "feeder");
-		s->flags = GPULAT_REC_F_CULPRITS;
-		s->nr_culprits = 2;
-		s->culprits[0].pid = 4242;
-		s->culprits[0].tgid = 4242;
-		s->culprits[0].ns = 19 * MS;
-		strcpy(s->culprits[0].comm, "xmrig");
-		s->culprits[1].pid = 50;
-		s->culprits[1].tgid = 50;
-		s->culprits[1].ns = MS / 2;
-		strcpy(s->culprits[1].comm, "kworker/1:1");
+		add_culprit(s, 4242, 4242, 19 * MS, "xmrig");
+		add_culprit(s, 50, 50, MS / 2, "kworker/1:1");
 	}
 	recs[10].type = GPULAT_REC_LOST;
 	recs[10].u.lost.lost = 5;
@@ -848,22 +868,12 @@ TEST_F(diag, no_kill_advice_for_gone_tasks)
 	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
 	memset(recs, 0, sizeof(recs));
 	for (i = 0; i < ARRAY_SIZE(recs); i++) {
-		struct gpulat_rec_sample *s = &recs[i].u.sample;
+		struct gpulat_rec_sample *s;
 
-		recs[i].type = GPULAT_REC_SAMPLE;
-		recs[i].cpu = 1;
-		s->family = GPULAT_FAM_SCHED;
-		s->series = GPULAT_SCHED_WAKEUP;
-		s->latency_ns = 20 * MS;
-		s->pid = 777;
-		s->tgid = 770;
-		strcpy(s->comm, "feeder");
-		s->flags = GPULAT_REC_F_CULPRITS;
-		s->nr_culprits = 1;
-		s->culprits[0].pid = 4300;
-		s->culprits[0].tgid = -1;	/* it had exited */
-		s->culprits[0].ns = 19 * MS;
-		strcpy(s->culprits[0].comm, "xmrig");
+		s = wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP, 20 * MS, 777,
+			     770, "feeder");
+		/* tgid -1: it had exited */
+		add_culprit(s, 4300, -1, 19 * MS, "xmrig");
 	}
 	self->w.recs = recs;
 	self->w.nr_recs = ARRAY_SIZE(recs);
@@ -1091,22 +1101,13 @@ TEST_F(diag, hogs_pinned_one_cpu_of_eight)
 	other_cpus_waits(&self->end, 8);
 	memset(recs, 0, sizeof(recs));
 	for (i = 0; i < ARRAY_SIZE(recs); i++) {
-		struct gpulat_rec_sample *s = &recs[i].u.sample;
+		int32_t me = i % 2 ? 4242 : 4243, other = i % 2 ? 4243 : 4242;
+		struct gpulat_rec_sample *s;
 
-		recs[i].type = GPULAT_REC_SAMPLE;
-		recs[i].cpu = 1;
-		s->family = GPULAT_FAM_SCHED;
-		s->series = GPULAT_SCHED_PREEMPT;
-		s->latency_ns = 10 * MS;
-		s->pid = i % 2 ? 4242 : 4243;
-		s->tgid = s->pid;
-		strcpy(s->comm, i % 2 ? "xmrig" : "diaghog");
-		s->flags = GPULAT_REC_F_CULPRITS;
-		s->nr_culprits = 1;
-		s->culprits[0].pid = i % 2 ? 4243 : 4242;
-		s->culprits[0].tgid = s->culprits[0].pid;
-		s->culprits[0].ns = 10 * MS;
-		strcpy(s->culprits[0].comm, i % 2 ? "diaghog" : "xmrig");
+		s = wait_rec(&recs[i], 1, GPULAT_SCHED_PREEMPT, 10 * MS, me, me,
+			     i % 2 ? "xmrig" : "diaghog");
+		add_culprit(s, other, other, 10 * MS,
+			    i % 2 ? "diaghog" : "xmrig");
 	}
 	self->w.recs = recs;
 	self->w.nr_recs = ARRAY_SIZE(recs);
@@ -1163,22 +1164,11 @@ TEST_F(diag, culprits_on_one_cpu_are_not_alike)
 	blob_record(&self->end, 0, 20 * MS, 180);
 	memset(recs, 0, sizeof(recs));
 	for (i = 0; i < ARRAY_SIZE(recs); i++) {
-		struct gpulat_rec_sample *s = &recs[i].u.sample;
+		struct gpulat_rec_sample *s;
 
-		recs[i].type = GPULAT_REC_SAMPLE;
-		recs[i].cpu = 1;
-		s->family = GPULAT_FAM_SCHED;
-		s->series = GPULAT_SCHED_WAKEUP;
-		s->latency_ns = 20 * MS;
-		s->pid = 777;
-		s->tgid = 777;
-		strcpy(s->comm, "feeder");
-		s->flags = GPULAT_REC_F_CULPRITS;
-		s->nr_culprits = 1;
-		s->culprits[0].pid = 4243;
-		s->culprits[0].tgid = 4243;
-		s->culprits[0].ns = 19 * MS;
-		strcpy(s->culprits[0].comm, "diaghog");
+		s = wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP, 20 * MS, 777,
+			     777, "feeder");
+		add_culprit(s, 4243, 4243, 19 * MS, "diaghog");
 	}
 	self->w.recs = recs;
 	self->w.nr_recs = ARRAY_SIZE(recs);
