@@ -137,6 +137,54 @@ static bool hist_empty(const struct gl_hist *h)
 	return !h->count && !gl_hist_total(h);
 }
 
+/* hist_visit_fn - one histogram of a walk; non-zero stops it */
+typedef int (*hist_visit_fn)(void *arg, const struct hist_group *g,
+			     uint32_t cpu, const struct gl_hist *h);
+
+/*
+ * hist_walk - each group of series @v selects in @s: its total (cpu
+ * GPULAT_CPU_NONE; an empty one only with @empty_totals), then with
+ * --per-cpu each CPU's histogram that has samples, through @fn.  @h is
+ * the scratch histogram, @groups gets the number of groups.  Returns the
+ * number of histograms visited, or what @fn returned to stop.
+ */
+static int hist_walk(const struct gl_snapshot *s, const struct view *v,
+		     struct gl_hist *h, bool empty_totals, hist_visit_fn fn,
+		     void *arg, size_t *groups)
+{
+	size_t i, n = gl_snapshot_nr_series(s);
+	struct hist_group g;
+	uint64_t from;
+	uint32_t cpu;
+	int ret, shown = 0;
+
+	*groups = 0;
+	for (i = 0; i < n; i = g.end) {
+		hist_group_at(s, v, i, &g);
+		if (!g.nr_series)
+			continue;
+		++*groups;
+		hist_group_merge(s, v, &g, GPULAT_CPU_NONE, h);
+		if (hist_empty(h) && !empty_totals)
+			continue;
+		ret = fn(arg, &g, GPULAT_CPU_NONE, h);
+		if (ret)
+			return ret;
+		shown++;
+		for (from = 0; v->per_cpu && hist_next_cpu(s, v, &g, from, &cpu);
+		     from = (uint64_t)cpu + 1) {
+			hist_group_merge(s, v, &g, cpu, h);
+			if (hist_empty(h))
+				continue;
+			ret = fn(arg, &g, cpu, h);
+			if (ret)
+				return ret;
+			shown++;
+		}
+	}
+	return shown;
+}
+
 /*
  * hist_key_text - the key of @sr as people name it: "nullb0", "eth0",
  * "irq 11 eth0", "NET_RX", "pid 123 nv_queue"; "" when it has none.
@@ -319,6 +367,13 @@ static void hist_text_one(FILE *f, const struct hist_group *g,
 	fputc('\n', f);
 }
 
+static int hist_text_visit(void *f, const struct hist_group *g, uint32_t cpu,
+			   const struct gl_hist *h)
+{
+	hist_text_one(f, g, cpu, h);
+	return 0;
+}
+
 /* hist_text_drops - "drops: sched.no_start 3, ..." or "drops: none" */
 static void hist_text_drops(FILE *f, const struct gl_snapshot *s,
 			    const struct view *v)
@@ -425,6 +480,12 @@ static int hist_row_add(struct hist_rows *rows, const struct hist_group *g,
 	return 0;
 }
 
+static int hist_row_visit(void *rows, const struct hist_group *g,
+			  uint32_t cpu, const struct gl_hist *h)
+{
+	return hist_row_add(rows, g, cpu, h);
+}
+
 /* hist_width - the wider of @w and @s */
 static int hist_width(int w, const char *s)
 {
@@ -475,32 +536,13 @@ static void hist_rows_print(FILE *f, const struct hist_rows *rows)
 static void hist_print_summary(FILE *f, const struct gl_snapshot *s,
 			       const struct view *v, struct gl_hist *h)
 {
-	size_t i, n = gl_snapshot_nr_series(s), groups = 0;
 	struct hist_rows rows = { 0 };
-	struct hist_group g;
-	uint64_t from;
-	uint32_t cpu;
-	int ret = 0;
+	size_t groups;
+	int ret;
 
 	hist_text_header(f, s, v);
-	for (i = 0; i < n && !ret; i = g.end) {
-		hist_group_at(s, v, i, &g);
-		if (!g.nr_series)
-			continue;
-		groups++;
-		hist_group_merge(s, v, &g, GPULAT_CPU_NONE, h);
-		if (hist_empty(h))
-			continue;
-		ret = hist_row_add(&rows, &g, GPULAT_CPU_NONE, h);
-		for (from = 0; !ret && v->per_cpu &&
-		     hist_next_cpu(s, v, &g, from, &cpu);
-		     from = (uint64_t)cpu + 1) {
-			hist_group_merge(s, v, &g, cpu, h);
-			if (!hist_empty(h))
-				ret = hist_row_add(&rows, &g, cpu, h);
-		}
-	}
-	if (ret)
+	ret = hist_walk(s, v, h, false, hist_row_visit, &rows, &groups);
+	if (ret < 0)
 		fputs("gpulat: out of memory\n", f);
 	else if (!groups)
 		fputs("no series\n", f);
@@ -520,11 +562,9 @@ static void hist_print_summary(FILE *f, const struct gl_snapshot *s,
 void hist_print_text(FILE *f, const struct gl_snapshot *s,
 		     const struct view *v)
 {
-	size_t i, n = gl_snapshot_nr_series(s), groups = 0, shown = 0;
-	struct hist_group g;
 	struct gl_hist *h;
-	uint64_t from;
-	uint32_t cpu;
+	size_t groups;
+	int shown;
 
 	h = malloc(sizeof(*h));
 	if (!h)
@@ -535,23 +575,7 @@ void hist_print_text(FILE *f, const struct gl_snapshot *s,
 		return;
 	}
 	hist_text_header(f, s, v);
-	for (i = 0; i < n; i = g.end) {
-		hist_group_at(s, v, i, &g);
-		if (!g.nr_series)
-			continue;
-		groups++;
-		hist_group_merge(s, v, &g, GPULAT_CPU_NONE, h);
-		if (hist_empty(h))
-			continue;
-		hist_text_one(f, &g, GPULAT_CPU_NONE, h);
-		shown++;
-		for (from = 0; v->per_cpu && hist_next_cpu(s, v, &g, from, &cpu);
-		     from = (uint64_t)cpu + 1) {
-			hist_group_merge(s, v, &g, cpu, h);
-			if (!hist_empty(h))
-				hist_text_one(f, &g, cpu, h);
-		}
-	}
+	shown = hist_walk(s, v, h, false, hist_text_visit, f, &groups);
 	if (!groups)
 		fputs("no series\n\n", f);
 	else if (!shown)
@@ -609,6 +633,13 @@ static void hist_json_series(struct json *j, const struct hist_group *g,
 	json_object_end(j);
 }
 
+static int hist_json_visit(void *j, const struct hist_group *g, uint32_t cpu,
+			   const struct gl_hist *h)
+{
+	hist_json_series(j, g, cpu, h);
+	return 0;
+}
+
 /* hist_json_drops - the "drops" member: every counter by name */
 static void hist_json_drops(struct json *j, const struct gl_snapshot *s,
 			    const struct view *v)
@@ -630,12 +661,9 @@ void hist_print_json(FILE *f, const struct gl_snapshot *s,
 		     const struct view *v)
 {
 	const struct gpulat_snap_header *hdr = gl_snapshot_header(s);
-	struct hist_group g;
 	struct gl_hist *h;
 	struct json j;
-	uint64_t from;
-	uint32_t cpu;
-	size_t i;
+	size_t groups;
 
 	h = malloc(sizeof(*h));
 	if (!h)
@@ -656,19 +684,8 @@ void hist_print_json(FILE *f, const struct gl_snapshot *s,
 	json_u64(&j, "generation", hdr->generation);
 	hist_json_scheme(&j);
 	json_array_begin(&j, "series");
-	for (i = 0; i < gl_snapshot_nr_series(s); i = g.end) {
-		hist_group_at(s, v, i, &g);
-		if (!g.nr_series)
-			continue;
-		hist_group_merge(s, v, &g, GPULAT_CPU_NONE, h);
-		hist_json_series(&j, &g, GPULAT_CPU_NONE, h);
-		for (from = 0; v->per_cpu && hist_next_cpu(s, v, &g, from, &cpu);
-		     from = (uint64_t)cpu + 1) {
-			hist_group_merge(s, v, &g, cpu, h);
-			if (!hist_empty(h))
-				hist_json_series(&j, &g, cpu, h);
-		}
-	}
+	/* every group's total, empty ones too: a reader sees every series */
+	hist_walk(s, v, h, true, hist_json_visit, &j, &groups);
 	json_array_end(&j);
 	hist_json_drops(&j, s, v);
 	json_object_end(&j);
