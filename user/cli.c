@@ -77,7 +77,7 @@ static const char usage_hist[] =
 "                   [INTERVAL [COUNT]]\n"
 "\n"
 "Print latency histograms: without INTERVAL the totals since the module\n"
-"was loaded or reset; with INTERVAL (seconds, fractions allowed) what\n"
+"was loaded or reset; with INTERVAL (seconds, 0.1 to 86400) what\n"
 "happened in each interval, COUNT times (default: until Ctrl-C).\n"
 "FAMILY (sched, block, net, irq, softirq, nvidia, mm) limits the output\n"
 "to those families; net also shows the NET_RX and NET_TX softirqs.\n"
@@ -164,7 +164,8 @@ static const char usage_trace[] =
 "  -t, --threshold FAMILY=DURATION  e.g. sched=5ms, block=20ms, irq=200us;\n"
 "                    units ns, us, ms, s; 0 or off: no trace for FAMILY\n"
 "  -j, --json        JSON lines, one object per record\n"
-"  -d, --duration SECONDS  stop after SECONDS (default: until Ctrl-C)\n"
+"  -d, --duration SECONDS  stop after SECONDS, 0.1 to 86400 (default:\n"
+"                    until Ctrl-C)\n"
 "  -h, --help        show this help\n"
 "\n"
 "EXAMPLES:\n"
@@ -183,7 +184,7 @@ static const char usage_diagnose[] =
 "abnormal.\n"
 "\n"
 "options:\n"
-"  -d, --duration SECONDS  how long to watch (default 10)\n"
+"  -d, --duration SECONDS  how long to watch, 0.1 to 86400 (default 10)\n"
 "  -t, --threshold FAMILY=DURATION  outlier threshold while watching\n"
 "  -j, --json        one JSON object\n"
 "  -h, --help        show this help\n"
@@ -208,8 +209,8 @@ static const char usage_report[] =
 "options:\n"
 "  -o, --output FILE  archive to write (default\n"
 "                    gpulat-report-HOST-YYYYMMDD-HHMMSS.tar.gz)\n"
-"  -d, --duration SECONDS  how long to watch (default 30)\n"
-"      --interval SECONDS  snapshot every SECONDS (default 5)\n"
+"  -d, --duration SECONDS  how long to watch, 0.1 to 86400 (default 30)\n"
+"      --interval SECONDS  snapshot every SECONDS, 0.1 to 86400 (default 5)\n"
 "  -t, --threshold FAMILY=DURATION  outlier threshold while watching\n"
 "  -h, --help        show this help\n"
 "\n"
@@ -297,7 +298,10 @@ static bool cli_is_number(const char *s)
 	return digit;
 }
 
-/* cli_parse_interval - seconds in (0, GPULAT_INTERVAL_MAX] */
+/*
+ * cli_parse_interval - seconds in [GPULAT_INTERVAL_MIN, GPULAT_INTERVAL_MAX]
+ * (hist INTERVAL, --duration, report --interval)
+ */
 static int cli_parse_interval(const char *s, double *out)
 {
 	char *end;
@@ -307,11 +311,19 @@ static int cli_parse_interval(const char *s, double *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v <= 0 ||
+	if (errno || *end || !isfinite(v) || v < GPULAT_INTERVAL_MIN ||
 	    v > GPULAT_INTERVAL_MAX)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+/* cli_bad_seconds - the error for a bad INTERVAL or SECONDS (@what) */
+static int cli_bad_seconds(FILE *err, const char *cmd, const char *what,
+			   const char *arg)
+{
+	return cli_error(err, cmd, "bad %s '%s': seconds from %g to %.0f",
+			 what, arg, GPULAT_INTERVAL_MIN, GPULAT_INTERVAL_MAX);
 }
 
 /* cli_parse_count - a positive decimal integer */
@@ -390,9 +402,7 @@ static int cli_positional(struct gpulat_opts *o, const char *arg, int *nr_num,
 	switch ((*nr_num)++) {
 	case 0:
 		if (cli_parse_interval(arg, &o->interval_s))
-			return cli_error(err, "hist",
-					 "bad interval '%s': seconds above 0, at most %.0f",
-					 arg, GPULAT_INTERVAL_MAX);
+			return cli_bad_seconds(err, "hist", "interval", arg);
 		o->has_interval = true;
 		return 0;
 	case 1:
@@ -547,16 +557,14 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 			break;
 		case 'd':
 			if (cli_parse_interval(optarg, &o->duration_s))
-				return cli_error(err, cmd,
-						 "bad duration '%s': seconds above 0, at most %.0f",
-						 optarg, GPULAT_INTERVAL_MAX);
+				return cli_bad_seconds(err, cmd, "duration",
+						       optarg);
 			o->has_duration = true;
 			break;
 		case 'I':
 			if (cli_parse_interval(optarg, &o->report_interval_s))
-				return cli_error(err, cmd,
-						 "bad interval '%s': seconds above 0, at most %.0f",
-						 optarg, GPULAT_INTERVAL_MAX);
+				return cli_bad_seconds(err, cmd, "interval",
+						       optarg);
 			o->has_report_interval = true;
 			break;
 		default:

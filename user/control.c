@@ -82,12 +82,15 @@ static int control_family(const struct gpulat_opts *o, int fd)
 {
 	bool on = o->cmd == GPULAT_CMD_ENABLE;
 	const char *verb = on ? "enable" : "disable";
-	char reason[160], missing[256], fam[24];
+	char reason[160], missing[256], fam_buf[24];
 	int ret, status = GPULAT_EXIT_OK;
+	const char *fam;
 	size_t i;
 
 	for (i = 0; i < o->nr_family_list; i++) {
-		view_family_name(o->family_list[i], fam, sizeof(fam));
+		/* the table's name, or "family<N>" written into fam_buf */
+		fam = view_family_name(o->family_list[i], fam_buf,
+				       sizeof(fam_buf));
 		ret = gl_family_switch(fd, o->family_list[i], on);
 		if (!ret) {
 			printf("%s: %s\n", fam, on ? "enabled" : "disabled");

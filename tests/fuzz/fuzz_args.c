@@ -11,6 +11,12 @@
 
 #define FUZZ_MAX_ARGS	32
 
+/* fuzz_bad_seconds - outside [GPULAT_INTERVAL_MIN, GPULAT_INTERVAL_MAX] */
+static bool fuzz_bad_seconds(double v)
+{
+	return !(v >= GPULAT_INTERVAL_MIN && v <= GPULAT_INTERVAL_MAX);
+}
+
 /* fuzz_check_families - enable/disable name known families, once each */
 static void fuzz_check_families(const struct gpulat_opts *o)
 {
@@ -54,8 +60,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc] = NULL;
 	/* after -h parsing stops: the checks below hold for complete parses */
 	if (!gpulat_parse_args(argc, argv, &o, devnull) && !o.help) {
-		if (o.has_interval &&
-		    (!(o.interval_s > 0) || o.interval_s > GPULAT_INTERVAL_MAX))
+		/* INTERVAL, --duration, --interval: within the bounds */
+		if (o.has_interval && fuzz_bad_seconds(o.interval_s))
+			abort();
+		if (o.has_duration && fuzz_bad_seconds(o.duration_s))
+			abort();
+		if (o.has_report_interval &&
+		    fuzz_bad_seconds(o.report_interval_s))
 			abort();
 		if (o.cmd == GPULAT_CMD_SNAPSHOT &&
 		    (!o.output || !o.output[0]))

@@ -183,6 +183,7 @@ TEST(parse_errors)
 		{ { "gpulat", "hist", "0.0", NULL }, "bad interval '0.0'" },
 		{ { "gpulat", "hist", "1.2.3", NULL }, "unknown family or bad interval '1.2.3'" },
 		{ { "gpulat", "hist", "99999999", NULL }, "bad interval '99999999'" },
+		{ { "gpulat", "hist", "sched", "0.0000001", "3", NULL }, "bad interval '0.0000001': seconds from 0.1 to 86400" },
 		{ { "gpulat", "hist", "-1", NULL }, "must be positive" },
 		{ { "gpulat", "hist", "1", "2", "3", NULL }, "unexpected argument '3'" },
 		{ { "gpulat", "hist", "--bogus", NULL }, "unknown or ambiguous option '--bogus'" },
@@ -212,6 +213,69 @@ TEST(parse_errors)
 		ASSERT_NE(NULL, strstr(err, cases[i].msg))
 			TH_LOG("case %zu: got '%s'", i, err);
 		ASSERT_NE(NULL, strstr(err, "--help'."));
+	}
+}
+
+/*
+ * INTERVAL, --duration and --interval: from 0.1 s (GPULAT_INTERVAL_MIN)
+ * to a day, both ends included, in every command that takes them.
+ */
+TEST(interval_bounds)
+{
+	static const struct {
+		const char *cmd, *opt;	/* opt NULL: hist's INTERVAL */
+		const char *what;	/* the word of the error */
+	} where[] = {
+		{ "hist", NULL, "interval" },
+		{ "trace", "-d", "duration" },
+		{ "trace", "--duration", "duration" },
+		{ "diagnose", "-d", "duration" },
+		{ "report", "--duration", "duration" },
+		{ "report", "--interval", "interval" },
+	};
+	static const char *const good[] = { "0.1", "0.10", "0.5", "1",
+					     "86400", "86400.0" };
+	static const char *const bad[] = { "0.0000001", "0.01", "0.09",
+					   "0.099999", "0", "86400.01",
+					   "100000" };
+	struct gpulat_opts o;
+	char err[512], want[128];
+	size_t i, j;
+	double v;
+
+	ASSERT_EQ(0.1, GPULAT_INTERVAL_MIN);
+	for (i = 0; i < ARRAY_SIZE(where); i++) {
+		for (j = 0; j < ARRAY_SIZE(good); j++) {
+			char *argv[] = { "gpulat", (char *)where[i].cmd,
+					 (char *)(where[i].opt ?: good[j]),
+					 (char *)good[j], NULL };
+			int argc = where[i].opt ? 4 : 3;
+
+			ASSERT_EQ(0, parse_argv(argc, argv, &o, err,
+						sizeof(err)))
+				TH_LOG("%s %s %s: %s", where[i].cmd,
+				       where[i].opt ?: "", good[j], err);
+			v = !where[i].opt ? o.interval_s :
+			    !strcmp(where[i].opt, "--interval") ?
+			    o.report_interval_s : o.duration_s;
+			EXPECT_EQ(strtod(good[j], NULL), v);
+		}
+		for (j = 0; j < ARRAY_SIZE(bad); j++) {
+			char *argv[] = { "gpulat", (char *)where[i].cmd,
+					 (char *)(where[i].opt ?: bad[j]),
+					 (char *)bad[j], NULL };
+			int argc = where[i].opt ? 4 : 3;
+
+			ASSERT_EQ(GPULAT_EXIT_ERROR,
+				  parse_argv(argc, argv, &o, err, sizeof(err)))
+				TH_LOG("%s %s %s accepted", where[i].cmd,
+				       where[i].opt ?: "", bad[j]);
+			snprintf(want, sizeof(want),
+				 "gpulat: bad %s '%s': seconds from 0.1 to 86400\n",
+				 where[i].what, bad[j]);
+			EXPECT_EQ(0, strncmp(want, err, strlen(want)))
+				TH_LOG("got '%s'", err);
+		}
 	}
 }
 
@@ -276,6 +340,17 @@ TEST_F(tool, bad_interval)
 					 self->err, sizeof(self->err),
 					 ARGV("hist", "1", "0")));
 	ASSERT_NE(NULL, strstr(self->err, "bad count '0'"));
+	/* 100 ns intervals: refused before the device is looked for */
+	ASSERT_EQ(GPULAT_EXIT_ERROR, run(self->out, sizeof(self->out),
+					 self->err, sizeof(self->err),
+					 ARGV("hist", "sched", "0.0000001", "3")));
+	ASSERT_STREQ("gpulat: bad interval '0.0000001': seconds from 0.1 to 86400\n"
+		     "Try 'gpulat hist --help'.\n", self->err);
+	ASSERT_STREQ("", self->out);
+	ASSERT_EQ(GPULAT_EXIT_ERROR, run(self->out, sizeof(self->out),
+					 self->err, sizeof(self->err),
+					 ARGV("trace", "-d", "0.05")));
+	ASSERT_NE(NULL, strstr(self->err, "bad duration '0.05': seconds from 0.1"));
 }
 
 TEST_F(tool, missing_input)
