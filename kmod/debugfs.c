@@ -9,6 +9,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
+#include "fault.h"
 #include "gpulat.h"
 #include "trace.h"
 #include "keyed.h"
@@ -122,9 +123,9 @@ static void gpulat_show_per_cpu(struct seq_file *m, struct gpulat_family *fam,
 	seq_printf(m, "%6s %12s %10s %10s %10s\n", "cpu", "count", "p50",
 		   "p99", "max");
 	for_each_possible_cpu(cpu) {
-		if (!READ_ONCE(gpulat_fam_hist(fam, cpu, s)->count))
+		if (!gpulat_fam_count(fam, cpu, s))
 			continue;
-		gpulat_hist_sum(fam, s, cpumask_of(cpu), h);
+		gpulat_fam_read(fam, cpu, s, h);
 		seq_printf(m, "%6d %12llu %10s %10s %10s\n", cpu, h->count,
 			   gpulat_fmt_q(p50, sizeof(p50), h, 500000),
 			   gpulat_fmt_q(p99, sizeof(p99), h, 990000),
@@ -193,12 +194,13 @@ static int gpulat_family_show(struct seq_file *m, void *unused)
 				     gpulat_fam_hist_bytes(fam) : 0),
 		   fam->extra_bytes);
 
-	h = kmalloc(sizeof(*h), GFP_KERNEL);
+	/* the sum and a scratch histogram */
+	h = gl_kcalloc(2, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	mutex_lock(&gpulat_lock);
 	for (i = 0; i < fam->nr_series; i++) {
-		gpulat_hist_sum(fam, i, cpu_possible_mask, h);
+		gpulat_hist_sum(fam, i, cpu_possible_mask, h, h + 1);
 		seq_printf(m, "\n%s%s%s: %s, all CPUs\n", fam->series[i].name,
 			   fam->series[i].key_name ? " " : "",
 			   fam->series[i].key_name ?: "", fam->series[i].what);
@@ -209,7 +211,7 @@ static int gpulat_family_show(struct seq_file *m, void *unused)
 	if (fam->keyed)
 		gpulat_show_keyed(m, fam, h);
 	mutex_unlock(&gpulat_lock);
-	kfree(h);
+	gl_kfree(h);
 
 	seq_puts(m, "\ndrops:");
 	for (i = 0; i < fam->nr_drops; i++)
@@ -251,7 +253,7 @@ void gpulat_debugfs_init(void)
 	unsigned int i;
 
 	/* debugfs failures are not checked: the view is optional */
-	gpulat_dir = debugfs_create_dir("gpulat", NULL);
+	gpulat_dir = GL_CALL(ERR_PTR(-ENOMEM), debugfs_create_dir("gpulat", NULL));
 	for (i = 0; i < gpulat_nr_families; i++)
 		debugfs_create_file(gpulat_families[i]->name, 0400, gpulat_dir,
 				    gpulat_families[i], &gpulat_family_fops);

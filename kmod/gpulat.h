@@ -107,6 +107,7 @@ struct gpulat_series_desc {
 };
 
 struct gpulat_keyed;
+struct gpulat_base;
 
 /*
  * A probe family.  Everything a family's probes write lives in one per-CPU
@@ -135,6 +136,7 @@ struct gpulat_family {
 	struct gpulat_hist __percpu **hists;
 	bool packed;			/* hists are struct gpulat_phist */
 	struct gpulat_keyed *keyed;	/* NULL: no keyed series */
+	struct gpulat_base *base;	/* the data at the last reset, or NULL */
 	int (*init)(struct gpulat_family *fam, void __percpu *pcpu);
 	void (*exit)(struct gpulat_family *fam);
 	/*
@@ -142,6 +144,8 @@ struct gpulat_family {
 	 * interval spans a time the family was off; may be NULL
 	 */
 	void (*clear)(struct gpulat_family *fam);
+	/* after the probes attached: find what was there before; may be NULL */
+	void (*started)(struct gpulat_family *fam);
 	/* copy up to @max timeline events, oldest first; may be NULL */
 	unsigned int (*events)(struct gpulat_family *fam,
 			       struct gpulat_event *out, unsigned int max);
@@ -255,8 +259,13 @@ void gpulat_registry_exit(void);
 struct gpulat_family *gpulat_family_by_id(u32 id);
 int gpulat_family_switch(struct gpulat_family *fam, bool on);
 u64 gpulat_counter_sum(struct gpulat_family *fam, unsigned int idx);
+u64 gpulat_fam_count(struct gpulat_family *fam, int cpu, unsigned int idx);
+void gpulat_fam_read(struct gpulat_family *fam, int cpu, unsigned int idx,
+		     struct gpulat_hist *out);
 void gpulat_hist_sum(struct gpulat_family *fam, unsigned int idx,
-		     const struct cpumask *cpus, struct gpulat_hist *out);
+		     const struct cpumask *cpus, struct gpulat_hist *out,
+		     struct gpulat_hist *scratch);
+void gpulat_base_free(struct gpulat_family *fam);
 int gpulat_reset_all(void);
 
 /* snapshot.c */

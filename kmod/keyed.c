@@ -9,6 +9,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "fault.h"
 #include "keyed.h"
 
 /*
@@ -82,11 +83,12 @@ int gpulat_keyed_alloc(struct gpulat_keyed *kd)
 	if (kd->hash_bits < 4)
 		kd->hash_bits = 4;
 	atomic_set(&kd->nr_keys, 0);
-	kd->hash = kvcalloc(1U << kd->hash_bits, sizeof(u64), GFP_KERNEL);
-	kd->keys = kvcalloc(kd->max_keys, sizeof(*kd->keys), GFP_KERNEL);
-	kd->hists = kvcalloc((size_t)kd->max_keys * kd->nr_series,
-			     sizeof(*kd->hists), GFP_KERNEL);
-	if (!kd->hash || !kd->keys || !kd->hists) {
+	kd->hash = gl_kvcalloc(1U << kd->hash_bits, sizeof(u64));
+	kd->keys = gl_kvcalloc(kd->max_keys, sizeof(*kd->keys));
+	kd->hists = gl_kvcalloc((size_t)kd->max_keys * kd->nr_series,
+				sizeof(*kd->hists));
+	kd->listed = gl_bitmap_zalloc(kd->max_keys);
+	if (!kd->hash || !kd->keys || !kd->hists || !kd->listed) {
 		gpulat_keyed_free(kd);
 		return -ENOMEM;
 	}
@@ -95,12 +97,51 @@ int gpulat_keyed_alloc(struct gpulat_keyed *kd)
 
 void gpulat_keyed_free(struct gpulat_keyed *kd)
 {
-	kvfree(kd->hash);
-	kvfree(kd->keys);
-	kvfree(kd->hists);
+	gl_kvfree(kd->hash);
+	gl_kvfree(kd->keys);
+	gl_kvfree(kd->hists);
+	gl_bitmap_free(kd->listed);
 	kd->hash = NULL;
 	kd->keys = NULL;
 	kd->hists = NULL;
+	kd->listed = NULL;
+}
+
+/*
+ * gpulat_ghist_rebase - what @h holds now is taken out of it, exactly:
+ * each slot loses what was read from it, and count the same total once
+ * the samples being filed meanwhile have counted themselves (their slots
+ * were taken, their count comes a few instructions later)
+ */
+static void gpulat_ghist_rebase(struct gpulat_ghist *h)
+{
+	unsigned int s, spins = 0;
+	s64 v, taken = 0;
+
+	for (s = 0; s < GPULAT_HIST_NR_BUCKETS; s++) {
+		v = atomic64_read(&h->slots[s]);
+		if (v) {
+			atomic64_sub(v, &h->slots[s]);
+			taken += v;
+		}
+	}
+	atomic64_sub(atomic64_read(&h->sum_ns), &h->sum_ns);
+	atomic64_set(&h->max_ns, 0);
+	while (atomic64_read(&h->count) < taken && ++spins < 1000000)
+		cpu_relax();
+	atomic64_sub(min(taken, atomic64_read(&h->count)), &h->count);
+}
+
+/* gpulat_keyed_rebase - a new zero for every keyed histogram (reset) */
+void gpulat_keyed_rebase(struct gpulat_keyed *kd)
+{
+	unsigned int k, s, limit = gpulat_keyed_limit(kd);
+
+	for (k = 0; k < limit; k++) {
+		for (s = 0; s < kd->nr_series; s++)
+			gpulat_ghist_rebase(gpulat_key_hist(kd, k, s));
+		cond_resched();
+	}
 }
 
 /*
@@ -156,7 +197,7 @@ int gpulat_inflight_alloc(struct gpulat_inflight *t, unsigned int entries,
 	entries = roundup_pow_of_two(max(entries, 64U));
 	t->bits = ilog2(entries);
 	t->expire_ns = expire_ns;
-	t->e = kvcalloc(entries, sizeof(*t->e), GFP_KERNEL);
+	t->e = gl_kvcalloc(entries, sizeof(*t->e));
 	return t->e ? 0 : -ENOMEM;
 }
 
@@ -168,6 +209,6 @@ void gpulat_inflight_clear(struct gpulat_inflight *t)
 
 void gpulat_inflight_free(struct gpulat_inflight *t)
 {
-	kvfree(t->e);
+	gl_kvfree(t->e);
 	t->e = NULL;
 }

@@ -72,6 +72,7 @@ struct gpulat_keyed {
 	atomic_t nr_keys;		/* indexes handed out, may pass max */
 	struct gpulat_key *keys;	/* [max_keys] */
 	struct gpulat_ghist *hists;	/* [max_keys][nr_series] */
+	unsigned long *listed;		/* snapshot's scratch, under gpulat_lock */
 };
 
 static __always_inline u64 gpulat_key_tag(u64 key)
@@ -143,6 +144,7 @@ gpulat_key_hist(struct gpulat_keyed *kd, int idx, unsigned int series)
 
 int gpulat_keyed_alloc(struct gpulat_keyed *kd);
 void gpulat_keyed_free(struct gpulat_keyed *kd);
+void gpulat_keyed_rebase(struct gpulat_keyed *kd);
 size_t gpulat_keyed_bytes(const struct gpulat_keyed *kd);
 unsigned int gpulat_keyed_limit(const struct gpulat_keyed *kd);
 

@@ -7,13 +7,21 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/uaccess.h>
 
+#include "fault.h"
 #include "gpulat.h"
 #include "trace.h"
+
+/*
+ * Control ioctls (reset, family switches, setting a threshold) check
+ * CAP_SYS_ADMIN themselves: whoever may open the device (a group given
+ * read access for an exporter) may read, never change the module's state.
+ */
 
 /*
  * gpulat_copy_in - fetch a size-prefixed ioctl argument
@@ -97,6 +105,8 @@ static long gpulat_ioc_reset(void __user *uarg)
 		return ret;
 	if (r.flags)
 		return -EINVAL;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	mutex_lock(&gpulat_lock);
 	ret = gpulat_reset_all();
 	mutex_unlock(&gpulat_lock);
@@ -116,6 +126,8 @@ static long gpulat_ioc_family(void __user *uarg)
 		return ret;
 	if (r.flags || r.enable > 1)
 		return -EINVAL;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	fam = gpulat_family_by_id(r.family);
 	if (!fam)
 		return -ENOENT;
@@ -137,6 +149,8 @@ static long gpulat_ioc_threshold(void __user *uarg)
 		return ret;
 	if ((r.flags & ~GPULAT_THRESHOLD_SET) || r.pad)
 		return -EINVAL;
+	if ((r.flags & GPULAT_THRESHOLD_SET) && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	ret = gpulat_trace_threshold(r.family, r.flags & GPULAT_THRESHOLD_SET,
 				     &r.threshold_ns);
 	if (ret)
@@ -176,6 +190,8 @@ static int gpulat_open(struct inode *inode, struct file *file)
 static ssize_t gpulat_read(struct file *file, char __user *buf, size_t len,
 			   loff_t *ppos)
 {
+	if (!len)
+		return 0;
 	return gpulat_trace_read(file, buf, len);
 }
 
@@ -212,17 +228,21 @@ static int __init gpulat_init(void)
 	ret = gpulat_registry_init();
 	if (ret) {
 		pr_err("probe registry setup failed: %d\n", ret);
-		return ret;
+		goto fail;
 	}
-	ret = misc_register(&gpulat_misc);
+	ret = GL_CALL(-ENOMEM, misc_register(&gpulat_misc));
 	if (ret) {
 		pr_err("cannot register /dev/gpulat: %d\n", ret);
 		gpulat_registry_exit();
-		return ret;
+		goto fail;
 	}
 	gpulat_debugfs_init();
 	pr_info("loaded, ABI %u.%u\n", GPULAT_ABI_MAJOR, GPULAT_ABI_MINOR);
 	return 0;
+fail:
+	gpulat_trace_exit();
+	gpulat_fault_check_leaks("after a failed load");
+	return ret;
 }
 
 static void __exit gpulat_exit(void)
@@ -231,6 +251,7 @@ static void __exit gpulat_exit(void)
 	misc_deregister(&gpulat_misc);
 	gpulat_registry_exit();
 	gpulat_trace_exit();
+	gpulat_fault_check_leaks("at unload");
 }
 
 module_init(gpulat_init);

@@ -231,6 +231,7 @@ static void block_probe_issue(GPULAT_BLOCK_RQ_ARGS)
 {
 	u64 now = ktime_get_mono_fast_ns();
 	struct gpulat_flight *f;
+	unsigned long flags;
 
 	block_count(BLOCK_HIT_ISSUE);
 	f = gpulat_flight_find(&block_flight, (unsigned long)rq);
@@ -239,8 +240,12 @@ static void block_probe_issue(GPULAT_BLOCK_RQ_ARGS)
 		block_start(rq, BLOCK_ISSUED, now);
 		return;
 	}
+	/* stamped and filed with interrupts off: the trace stays in order */
+	local_irq_save(flags);
+	now = ktime_get_mono_fast_ns();
 	block_file(rq, f->key_idx, GPULAT_BLOCK_QUEUE, READ_ONCE(f->ts), now);
 	WRITE_ONCE(f->ts, now);
+	local_irq_restore(flags);
 	f->aux = BLOCK_ISSUED;
 }
 
@@ -255,8 +260,8 @@ static void block_probe_issue(GPULAT_BLOCK_RQ_ARGS)
  */
 static void block_probe_complete(GPULAT_BLOCK_COMPLETE_ARGS)
 {
-	u64 now = ktime_get_mono_fast_ns();
 	struct gpulat_flight *f;
+	unsigned long flags;
 	u64 ts;
 
 	block_count(BLOCK_HIT_COMPLETE);
@@ -275,7 +280,11 @@ static void block_probe_complete(GPULAT_BLOCK_COMPLETE_ARGS)
 	if (nr_bytes < blk_rq_bytes(rq))
 		return;
 	ts = READ_ONCE(f->ts);
-	block_file(rq, f->key_idx, GPULAT_BLOCK_DEVICE, ts, now);
+	/* stamped and filed with interrupts off: the trace stays in order */
+	local_irq_save(flags);
+	block_file(rq, f->key_idx, GPULAT_BLOCK_DEVICE, ts,
+		   ktime_get_mono_fast_ns());
+	local_irq_restore(flags);
 	gpulat_flight_release(f);
 }
 

@@ -126,12 +126,13 @@ static __always_inline u64 irq_pop(const struct irqaction *action)
 
 void irq_probe_exit(void *data, int irq, struct irqaction *action, int ret)
 {
-	u64 now = ktime_get_mono_fast_ns(), start;
 	unsigned long flags;
+	u64 now, start;
 	s64 delta;
 	int idx;
 
 	local_irq_save(flags);
+	now = ktime_get_mono_fast_ns();
 	this_cpu_inc(irq_pc->counters[IRQ_HIT_EXIT]);
 	start = action ? irq_pop(action) : 0;
 	if (unlikely(!start)) {

@@ -36,6 +36,7 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
+#include "fault.h"
 #include "gpulat.h"
 #include "trace.h"
 /* before the event headers: it declares the structs their prototypes name */
@@ -163,12 +164,23 @@ static void mm_probe_reclaim_begin(GPULAT_MM_RECLAIM_BEGIN_ARGS)
 	mm_start(MM_KIND_RECLAIM, 0, now);
 }
 
+/*
+ * mm_end_now - mm_end() at the current time, with interrupts off: no
+ * record from an interrupt comes between, the trace stays in time order
+ */
+static void mm_end_now(unsigned int kind)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	mm_end(kind, ktime_get_mono_fast_ns());
+	local_irq_restore(flags);
+}
+
 static void mm_probe_reclaim_end(GPULAT_MM_RECLAIM_END_ARGS)
 {
-	u64 now = ktime_get_mono_fast_ns();
-
 	this_cpu_inc(mm_pc->counters[MM_HIT_RECLAIM_END]);
-	mm_end(MM_KIND_RECLAIM, now);
+	mm_end_now(MM_KIND_RECLAIM);
 }
 
 #if IS_ENABLED(CONFIG_COMPACTION)
@@ -183,10 +195,8 @@ static void mm_probe_compaction_begin(GPULAT_MM_COMPACTION_BEGIN_ARGS)
 
 static void mm_probe_compaction_end(GPULAT_MM_COMPACTION_END_ARGS)
 {
-	u64 now = ktime_get_mono_fast_ns();
-
 	this_cpu_inc(mm_pc->counters[MM_HIT_COMPACTION_END]);
-	mm_end(MM_KIND_COMPACTION, now);
+	mm_end_now(MM_KIND_COMPACTION);
 }
 #endif
 
@@ -206,7 +216,7 @@ static int mm_init(struct gpulat_family *fam, void __percpu *pcpu)
 		n = 128UL * num_possible_cpus();
 	n = roundup_pow_of_two(clamp(n, 1UL << STAMP_MIN_BITS,
 				     1UL << STAMP_PID_BITS));
-	mm_stamps = kvcalloc(n * MM_NR_KINDS, sizeof(u64), GFP_KERNEL);
+	mm_stamps = gl_kvcalloc(n * MM_NR_KINDS, sizeof(u64));
 	if (!mm_stamps)
 		return -ENOMEM;
 	mm_bits = ilog2(n);
@@ -223,7 +233,7 @@ static void mm_clear(struct gpulat_family *fam)
 
 static void mm_exit(struct gpulat_family *fam)
 {
-	kvfree(mm_stamps);
+	gl_kvfree(mm_stamps);
 	mm_stamps = NULL;
 }
 

@@ -169,6 +169,20 @@ static __always_inline void net_end(u64 ts, u32 idx, u64 now, u32 series)
 			   now, delta, NULL, 0);
 }
 
+/*
+ * net_end_now - net_end() at the current time, stamped and filed with
+ * interrupts off, so that no record from an interrupt comes between and
+ * the trace stays in time order
+ */
+static __always_inline void net_end_now(u64 ts, u32 idx, u32 series)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	net_end(ts, idx, ktime_get_mono_fast_ns(), series);
+	local_irq_restore(flags);
+}
+
 static void net_probe_queue(void *data, struct sk_buff *skb)
 {
 	NET_COUNT(NET_HIT_QUEUE);
@@ -245,7 +259,6 @@ static void net_requeue(const struct net_pending *p)
 static void net_probe_xmit(void *data, struct sk_buff *skb, int rc,
 			   struct net_device *dev, unsigned int skb_len)
 {
-	u64 now = ktime_get_mono_fast_ns();
 	struct net_pcpu *pc = this_cpu_ptr(net_pc);
 	unsigned int d = READ_ONCE(pc->depth), i, j;
 	struct net_pending p;
@@ -276,7 +289,7 @@ static void net_probe_xmit(void *data, struct sk_buff *skb, int rc,
 		NET_COUNT(GPULAT_NET_NO_START);
 		return;
 	}
-	net_end(p.ts, p.key_idx, now, GPULAT_NET_TX);
+	net_end_now(p.ts, p.key_idx, GPULAT_NET_TX);
 }
 
 static void net_probe_rx(void *data, struct sk_buff *skb)
@@ -308,7 +321,7 @@ static void net_probe_receive(void *data, struct sk_buff *skb)
 		NET_COUNT(GPULAT_NET_EXPIRED);
 		return;
 	}
-	net_end(ts, idx, ktime_get_mono_fast_ns(), GPULAT_NET_BACKLOG);
+	net_end_now(ts, idx, GPULAT_NET_BACKLOG);
 }
 
 static int net_init(struct gpulat_family *fam, void __percpu *pcpu)

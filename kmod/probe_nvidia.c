@@ -4,7 +4,8 @@
  * Xid events.
  *
  *   nvidia.hardirq       irq_handler_entry -> irq_handler_exit
- *   nvidia.thread.wake   sched_wakeup of irq/N-nvidia (-s-nvidia) -> switch-in
+ *   nvidia.thread.wake   the hard IRQ asks for irq/N-nvidia -> its switch-in;
+ *                        irq/N-s-nvidia woken by irq/N-nvidia -> switch-in
  *   nvidia.thread.run    irq/N-nvidia (-s-nvidia) switch-in -> switch-out
  *   nvidia.kthread.wake  sched_wakeup of a driver kthread -> switch-in
  *
@@ -22,11 +23,19 @@
  *
  * Which tasks are ours: a set of pids in buckets of one cache line each,
  * behind a one-bit-per-hash filter, looked up without locks by the
- * scheduler probes.  IRQ threads join when
- * their handler is decided, driver kthreads by a scan of the task list
- * every second, and both leave in sched_process_exit.  The set is changed
- * only under nv_set_lock, off the per-event paths.  Nothing here keeps a
+ * scheduler probes.  IRQ threads join when their handler is decided,
+ * driver kthreads when they are named (task_rename, which kthread_create()
+ * fires) or, for those already there, by one walk of the task list when
+ * the family attaches; all leave in sched_process_exit.  The set is
+ * changed only under nv_set_lock, each change O(1).  Nothing here keeps a
  * task pointer.
+ *
+ * An IRQ thread's wait is timed from the interrupt's request, not from
+ * sched_wakeup: on PREEMPT_RT a thread is also woken by the hand-off of a
+ * sleeping lock it waited for inside its handler, which is no interrupt.
+ * The request is irq_handler_exit returning IRQ_WAKE_THREAD while the
+ * thread is asleep (a thread that is running or runnable serves it
+ * without a wakeup); for irq/N-s-nvidia it is its wakeup by irq/N-nvidia.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -47,10 +56,11 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
-#include <linux/workqueue.h>
 #include <trace/events/irq.h>
 #include <trace/events/sched.h>
+#include <trace/events/task.h>
 
+#include "fault.h"
 #include "gpulat.h"
 #include "keyed.h"
 #include "mux.h"
@@ -59,6 +69,7 @@
 
 enum {
 	NV_HIT_PEXIT = GPULAT_NV_XID_LOST + 1,
+	NV_HIT_RENAME,
 	NV_HIT_SWITCH,
 	NV_HIT_WAKEUP,
 	NV_HIT_IRQ_EXIT,
@@ -96,7 +107,7 @@ static struct nv_pcpu __percpu *nv_pc;
 /*
  * Thread set: buckets of NV_SET_WAYS u64, one cache line each.
  *   bits 21..0   pid (pids are below PID_MAX_LIMIT = 2^22)
- *   bits 25..24  kind (NV_KIND_*)
+ *   bits 25..24  kind (NV_KIND_*: bit 24 set for both IRQ thread kinds)
  *   bits 47..32  key index, or NV_NOKEY
  * Start stamps live beside, per entry, tagged with the pid they belong to:
  *   bits 63..23  CLOCK_MONOTONIC ns modulo 2^41 (36 minutes)
@@ -108,8 +119,9 @@ static struct nv_pcpu __percpu *nv_pc;
 #define NV_SET_SLOTS		(NV_SET_WAYS << NV_SET_BUCKET_BITS)
 #define NV_PID_MASK		((1ULL << 22) - 1)
 #define NV_KIND_SHIFT		24
-#define NV_KIND_IRQ_THREAD	1ULL
+#define NV_KIND_IRQ_THREAD	1ULL	/* irq/N-nvidia */
 #define NV_KIND_KTHREAD		2ULL
+#define NV_KIND_IRQ_SECONDARY	3ULL	/* irq/N-s-nvidia */
 #define NV_IDX_SHIFT		32
 #define NV_ST_PREEMPTED		BIT_ULL(22)
 #define NV_ST_TS_SHIFT		23
@@ -146,6 +158,7 @@ static u32 nv_gen = 1;			/* thread set generation, 16 bits */
 static bool nv_glob;			/* nvidia_pattern has glob characters */
 
 static unsigned long nv_filter[BITS_TO_LONGS(1 << NV_FILTER_BITS)];
+static u16 nv_filter_refs[1 << NV_FILTER_BITS];	/* followed pids per bit */
 static u64 *nv_set;			/* [NV_SET_SLOTS] */
 static struct nv_stamps *nv_st;		/* [NV_SET_SLOTS] */
 static unsigned int nv_set_used;	/* entries in use */
@@ -157,8 +170,7 @@ static DEFINE_MUTEX(nv_xid_lock);	/* nv_xid_tp, nv_xid_mod */
 static struct tracepoint *nv_xid_tp;	/* the driver's, while attached */
 static struct module *nv_xid_mod;
 
-static void nv_scan(struct work_struct *work);
-static DECLARE_DELAYED_WORK(nv_scan_work, nv_scan);
+static bool nv_tp_nb_on;		/* the module notifier is registered */
 
 static const struct gpulat_series_desc nv_keyed_series[] = {
 	{ .id = GPULAT_NV_HARDIRQ, .name = "nvidia.hardirq",
@@ -187,6 +199,17 @@ MODULE_PARM_DESC(nvidia_max_keys,
 static __always_inline u64 *nv_bucket(pid_t pid)
 {
 	return &nv_set[hash_32((u32)pid, NV_SET_BUCKET_BITS) * NV_SET_WAYS];
+}
+
+static __always_inline u64 nv_kind(u64 word)
+{
+	return word >> NV_KIND_SHIFT & 3;
+}
+
+/* irq/N-nvidia or irq/N-s-nvidia: a thread with a run series */
+static __always_inline bool nv_is_irq_thread(u64 word)
+{
+	return nv_kind(word) & NV_KIND_IRQ_THREAD;
 }
 
 static __always_inline unsigned long *nv_filter_word(pid_t pid,
@@ -255,6 +278,7 @@ static bool nv_set_add(pid_t pid, u64 kind, int idx)
 	/* stamps of an earlier owner of the entry are cleared first */
 	WRITE_ONCE(nv_st[b - nv_set + i].wake, 0);
 	WRITE_ONCE(nv_st[b - nv_set + i].run, 0);
+	nv_filter_refs[hash_32((u32)pid, NV_FILTER_BITS)]++;
 	WRITE_ONCE(*f, *f | bit);
 	/* filter bit and clear stamps before a probe can find the entry */
 	smp_store_release(&b[i], word);
@@ -265,22 +289,16 @@ out:
 }
 
 /*
- * nv_filter_drop - clear @pid's filter bit unless another followed pid
- * shares it; the word is replaced whole, and keeps every bit still in use,
- * so a probe never misses a followed pid.  Under nv_set_lock.
+ * nv_filter_drop - clear @pid's filter bit when no other followed pid
+ * shares it (a count per bit); the word is replaced whole, so a probe
+ * never misses a followed pid.  Under nv_set_lock.
  */
 static void nv_filter_drop(pid_t pid)
 {
-	unsigned long bit, *f = nv_filter_word(pid, &bit), keep = 0, b;
-	unsigned int i;
+	unsigned long bit, *f = nv_filter_word(pid, &bit);
 
-	for (i = 0; i < NV_SET_SLOTS; i++) {
-		u64 w = nv_set[i];
-
-		if (w && nv_filter_word(w & NV_PID_MASK, &b) == f)
-			keep |= b;
-	}
-	WRITE_ONCE(*f, keep);
+	if (!--nv_filter_refs[hash_32((u32)pid, NV_FILTER_BITS)])
+		WRITE_ONCE(*f, *f & ~bit);
 }
 
 /* nv_set_del - stop following @pid; a thread of a handler moves the gen */
@@ -296,28 +314,23 @@ static void nv_set_del(pid_t pid)
 		WRITE_ONCE(nv_set[i], 0);
 		nv_filter_drop(pid);
 		WRITE_ONCE(nv_set_used, nv_set_used - 1);
-		if ((word >> NV_KIND_SHIFT & 3) == NV_KIND_IRQ_THREAD)
+		if (nv_is_irq_thread(word))
 			nv_gen_bump();
 	}
 	raw_spin_unlock_irqrestore(&nv_set_lock, flags);
 }
 
-/* nv_set_clear - forget every thread (the probes were off a while) */
+/*
+ * nv_set_clear - forget every thread: the probes were off a while, and
+ * none runs now (the family is detached), so no lock is needed
+ */
 static void nv_set_clear(void)
 {
-	unsigned long flags;
-	unsigned int i;
-
-	raw_spin_lock_irqsave(&nv_set_lock, flags);
-	if (nv_set_used) {
-		for (i = 0; i < NV_SET_SLOTS; i++)
-			WRITE_ONCE(nv_set[i], 0);
-		for (i = 0; i < ARRAY_SIZE(nv_filter); i++)
-			WRITE_ONCE(nv_filter[i], 0);
-		WRITE_ONCE(nv_set_used, 0);
-		nv_gen_bump();
-	}
-	raw_spin_unlock_irqrestore(&nv_set_lock, flags);
+	memset(nv_set, 0, NV_SET_SLOTS * sizeof(*nv_set));
+	memset(nv_filter, 0, sizeof(nv_filter));
+	memset(nv_filter_refs, 0, sizeof(nv_filter_refs));
+	nv_set_used = 0;
+	nv_gen_bump();
 }
 
 /* --- Samples ---------------------------------------------------------- */
@@ -363,8 +376,9 @@ static __always_inline void nv_switch_out(int i, u64 word,
 					  u64 now)
 {
 	u64 pid = word & NV_PID_MASK;
+	bool irq_thread = nv_is_irq_thread(word);
 
-	if ((word >> NV_KIND_SHIFT & 3) == NV_KIND_IRQ_THREAD) {
+	if (irq_thread) {
 		u64 st = READ_ONCE(nv_st[i].run);
 
 		WRITE_ONCE(nv_st[i].run, 0);
@@ -376,8 +390,9 @@ static __always_inline void nv_switch_out(int i, u64 word,
 	/* runnable: its next switch-in ends a preemption, not a wakeup */
 	if (preempt || gpulat_task_state(p) == TASK_RUNNING)
 		WRITE_ONCE(nv_st[i].wake, NV_ST_PREEMPTED | pid);
-	else
+	else if (!irq_thread)
 		WRITE_ONCE(nv_st[i].wake, 0);
+	/* asleep, an IRQ thread keeps the request that will wake it */
 }
 
 /* nv_switch_in - entry @i (@word) gets the CPU at @now */
@@ -385,12 +400,14 @@ static __always_inline void nv_switch_in(int i, u64 word, u64 now,
 					 struct task_struct *p)
 {
 	u64 pid = word & NV_PID_MASK, st = READ_ONCE(nv_st[i].wake);
-	bool irq_thread = (word >> NV_KIND_SHIFT & 3) == NV_KIND_IRQ_THREAD;
+	bool irq_thread = nv_is_irq_thread(word);
 
 	WRITE_ONCE(nv_st[i].wake, 0);
-	if ((st & NV_PID_MASK) != pid)
-		this_cpu_inc(nv_pc->counters[GPULAT_NV_NO_START]);
-	else if (!(st & NV_ST_PREEMPTED))
+	if ((st & NV_PID_MASK) != pid) {
+		/* an IRQ thread runs without a request too (a lock hand-off) */
+		if (!irq_thread)
+			this_cpu_inc(nv_pc->counters[GPULAT_NV_NO_START]);
+	} else if (!(st & NV_ST_PREEMPTED))
 		nv_file(word, irq_thread ? GPULAT_NV_THREAD_WAKE :
 			GPULAT_NV_KTHREAD_WAKE, st, now, p);
 	if (irq_thread)
@@ -426,7 +443,7 @@ void nv_probe_switch(GPULAT_SCHED_SWITCH_ARGS)
 
 void nv_probe_wakeup(void *data, struct task_struct *p)
 {
-	u64 word;
+	u64 word, w;
 	int i;
 
 	this_cpu_inc(nv_pc->counters[NV_HIT_WAKEUP]);
@@ -434,6 +451,14 @@ void nv_probe_wakeup(void *data, struct task_struct *p)
 		return;
 	i = nv_set_find(p->pid, &word);
 	if (likely(i < 0))
+		return;
+	/* irq/N-nvidia: timed from its interrupt's request, not here */
+	if (nv_kind(word) == NV_KIND_IRQ_THREAD)
+		return;
+	/* irq/N-s-nvidia: only irq/N-nvidia's wakeup of it is a request */
+	if (nv_kind(word) == NV_KIND_IRQ_SECONDARY &&
+	    (nv_set_find(current->pid, &w) < 0 ||
+	     nv_kind(w) != NV_KIND_IRQ_THREAD))
 		return;
 	WRITE_ONCE(nv_st[i].wake,
 		   nv_stamp(ktime_get_mono_fast_ns(), word & NV_PID_MASK));
@@ -520,7 +545,7 @@ static noinline u64 nv_decide(int irq, struct irqaction *action, u64 tag)
 			nv_set_add(action->thread->pid, NV_KIND_IRQ_THREAD, idx);
 		if (action->secondary && action->secondary->thread)
 			nv_set_add(action->secondary->thread->pid,
-				   NV_KIND_IRQ_THREAD, idx);
+				   NV_KIND_IRQ_SECONDARY, idx);
 	}
 	/* a free entry, or one of an older generation, or else evict one */
 	for (i = 0; i < GPULAT_KEY_PROBES; i++) {
@@ -577,6 +602,26 @@ out:
 	local_irq_restore(flags);
 }
 
+/*
+ * nv_thread_asked - @action's handler asked for its thread at @now: the
+ * thread's wait starts, unless it runs or is runnable (it serves the
+ * request without a wakeup) or an earlier request is still waiting
+ */
+static __always_inline void nv_thread_asked(const struct irqaction *action,
+					    u64 now)
+{
+	struct task_struct *t = READ_ONCE(action->thread);
+	u64 word;
+	int i;
+
+	if (!t)
+		return;
+	i = nv_set_find(t->pid, &word);
+	if (i < 0 || READ_ONCE(nv_st[i].run))
+		return;
+	cmpxchg(&nv_st[i].wake, 0, nv_stamp(now, word & NV_PID_MASK));
+}
+
 static __always_inline void nv_hardirq_file(u32 idx, u64 now, u64 delta)
 {
 	gpulat_ghist_record(gpulat_key_hist(&nv_keyed, idx, GPULAT_NV_HARDIRQ),
@@ -607,6 +652,8 @@ void nv_probe_irq_exit(void *data, int irq, struct irqaction *action,
 		pc->counters[GPULAT_NV_KEYS_FULL]++;
 	else
 		nv_hardirq_file(pc->irq_idx, now, delta);
+	if (ret & IRQ_WAKE_THREAD)
+		nv_thread_asked(action, now);
 out:
 	local_irq_restore(flags);
 }
@@ -635,8 +682,11 @@ static void nv_fill_comm(struct gpulat_key *k, const void *arg)
 	strscpy(k->name, arg, sizeof(k->name));
 }
 
-/* nv_scan_one - follow kthread @p if it is the driver's; under RCU */
-static void nv_scan_one(struct task_struct *p)
+/*
+ * nv_scan_one - follow kthread @p, named @name, if it is the driver's;
+ * under RCU or from task_rename (the task is alive either way)
+ */
+static void nv_scan_one(struct task_struct *p, const char *name)
 {
 	char comm[TASK_COMM_LEN];
 	u64 word;
@@ -645,7 +695,7 @@ static void nv_scan_one(struct task_struct *p)
 	if (!(p->flags & PF_KTHREAD) || nv_set_find(p->pid, &word) >= 0)
 		return;
 	/* a racing rename can only make the copy fail to match */
-	memcpy(comm, p->comm, sizeof(comm));
+	memcpy(comm, name, sizeof(comm));
 	comm[sizeof(comm) - 1] = '\0';
 	if (!nv_kthread_match(comm))
 		return;
@@ -658,23 +708,28 @@ static void nv_scan_one(struct task_struct *p)
 		nv_set_del(p->pid);
 }
 
+/* a kthread is named at its creation (kthread_create()), or renamed */
+static void nv_probe_rename(void *data, struct task_struct *task,
+			    const char *comm)
+{
+	this_cpu_inc(nv_pc->counters[NV_HIT_RENAME]);
+	if (unlikely(task->flags & PF_KTHREAD))
+		nv_scan_one(task, comm);
+}
+
 /*
- * nv_scan - every second, follow the driver's kthreads that appeared; while
- * the family is off (no exit probe), forget every thread instead.
+ * nv_started - the probes are on: follow the driver's kthreads that were
+ * there before (later ones are seen as they are named).  One walk of the
+ * task list per attach, with interrupts on.
  */
-static void nv_scan(struct work_struct *work)
+static void nv_started(struct gpulat_family *fam)
 {
 	struct task_struct *p;
 
-	if (!READ_ONCE(gpulat_nvidia_family.attached)) {
-		nv_set_clear();
-	} else {
-		rcu_read_lock();
-		for_each_process(p)
-			nv_scan_one(p);
-		rcu_read_unlock();
-	}
-	queue_delayed_work(system_unbound_wq, &nv_scan_work, HZ);
+	rcu_read_lock();
+	for_each_process(p)
+		nv_scan_one(p, p->comm);
+	rcu_read_unlock();
 }
 
 /* --- Xid ------------------------------------------------------------- */
@@ -689,11 +744,14 @@ typedef void (*nv_xid_probe_t)(void *data, const struct pci_dev *pdev,
 static void nv_probe_xid(void *data, const struct pci_dev *pdev,
 			 u32 error_code, const char *msg)
 {
+	unsigned long flags;
 	u64 n;
 	struct nv_xid *e;
 
 	if (!READ_ONCE(gpulat_nvidia_family.attached))
 		return;
+	/* stamped and put with interrupts off: the trace stays in order */
+	local_irq_save(flags);
 	n = atomic64_inc_return(&nv_xid_next) - 1;
 	e = &nv_xids[n & (NV_XID_RING - 1)];
 	if (n >= NV_XID_RING)
@@ -718,6 +776,7 @@ static void nv_probe_xid(void *data, const struct pci_dev *pdev,
 		memcpy(ev.device, e->device, sizeof(ev.device));
 		gpulat_trace_event(&ev);
 	}
+	local_irq_restore(flags);
 }
 
 static struct tracepoint *nv_module_tp(struct module *mod, const char *name)
@@ -750,7 +809,9 @@ static int nv_tp_module(struct notifier_block *nb, unsigned long val,
 	if (val == MODULE_STATE_COMING && !nv_xid_tp) {
 		tp = nv_module_tp(tpm->mod, "nvidia_dev_xid");
 		if (tp) {
-			ret = tracepoint_probe_register(tp, nv_probe_xid, NULL);
+			ret = GL_CALL(-ENOMEM,
+				      tracepoint_probe_register(tp, nv_probe_xid,
+								NULL));
 			if (ret) {
 				pr_err("nvidia: cannot attach nvidia_dev_xid of %s: %d\n",
 				       module_name(tpm->mod), ret);
@@ -806,9 +867,9 @@ static unsigned int nv_events(struct gpulat_family *fam,
 /* nv_free_tables - the handler cache, the thread set and its stamps */
 static void nv_free_tables(void)
 {
-	kvfree(nv_handlers);
-	kvfree(nv_set);
-	kvfree(nv_st);
+	gl_kvfree(nv_handlers);
+	gl_kvfree(nv_set);
+	gl_kvfree(nv_st);
 	nv_handlers = NULL;
 	nv_set = NULL;
 	nv_st = NULL;
@@ -819,6 +880,7 @@ static int nv_init(struct gpulat_family *fam, void __percpu *pcpu)
 	int ret;
 
 	GPULAT_CHECK_PROBE(sched_process_exit, nv_probe_process_exit);
+	GPULAT_CHECK_PROBE(task_rename, nv_probe_rename);
 	GPULAT_CHECK_PROBE(sched_switch, nv_probe_switch);
 	GPULAT_CHECK_PROBE(sched_wakeup, nv_probe_wakeup);
 	GPULAT_CHECK_PROBE(irq_handler_exit, nv_probe_irq_exit);
@@ -828,33 +890,32 @@ static int nv_init(struct gpulat_family *fam, void __percpu *pcpu)
 
 	nv_pc = pcpu;
 	nv_glob = !!strpbrk(nvidia_pattern, "*?[");
-	nv_handlers = kvcalloc(1U << NV_HANDLER_BITS, sizeof(u64), GFP_KERNEL);
-	nv_set = kvcalloc(NV_SET_SLOTS, sizeof(u64), GFP_KERNEL);
-	nv_st = kvcalloc(NV_SET_SLOTS, sizeof(*nv_st), GFP_KERNEL);
-	ret = -ENOMEM;
+	nv_handlers = gl_kvcalloc(1U << NV_HANDLER_BITS, sizeof(u64));
+	nv_set = gl_kvcalloc(NV_SET_SLOTS, sizeof(u64));
+	nv_st = gl_kvcalloc(NV_SET_SLOTS, sizeof(*nv_st));
 	if (!nv_handlers || !nv_set || !nv_st)
-		goto fail;
-	nv_set_used = 0;
-	memset(nv_filter, 0, sizeof(nv_filter));
-	ret = register_tracepoint_module_notifier(&nv_tp_nb);
+		return -ENOMEM;		/* nv_exit() frees what was taken */
+	nv_set_clear();
+	ret = GL_CALL(-ENOMEM, register_tracepoint_module_notifier(&nv_tp_nb));
 	if (ret)
-		goto fail;
+		return ret;
+	nv_tp_nb_on = true;
 	fam->extra_bytes += (sizeof(u64) << NV_HANDLER_BITS) +
 			    NV_SET_SLOTS * (sizeof(u64) + sizeof(*nv_st)) +
-			    sizeof(nv_filter) + sizeof(nv_xids);
-	queue_delayed_work(system_unbound_wq, &nv_scan_work, HZ);
+			    sizeof(nv_filter) + sizeof(nv_filter_refs) +
+			    sizeof(nv_xids);
 	return 0;
-fail:
-	nv_free_tables();
-	return ret;
 }
 
+/* nv_exit - undo nv_init(), whatever step it reached */
 static void nv_exit(struct gpulat_family *fam)
 {
-	cancel_delayed_work_sync(&nv_scan_work);
-	/* detaches from the driver's tracepoint if attached */
-	unregister_tracepoint_module_notifier(&nv_tp_nb);
-	tracepoint_synchronize_unregister();
+	if (nv_tp_nb_on) {
+		/* detaches from the driver's tracepoint if attached */
+		unregister_tracepoint_module_notifier(&nv_tp_nb);
+		nv_tp_nb_on = false;
+		tracepoint_synchronize_unregister();
+	}
 	nv_free_tables();
 }
 
@@ -866,6 +927,8 @@ static void nv_clear(struct gpulat_family *fam)
 	memset(nv_st, 0, sizeof(*nv_st) * NV_SET_SLOTS);
 	for_each_possible_cpu(cpu)
 		per_cpu_ptr(nv_pc, cpu)->irq_action = NULL;
+	/* no exit probe ran while off: a followed pid may be reused now */
+	nv_set_clear();
 }
 
 /*
@@ -877,6 +940,8 @@ static void nv_clear(struct gpulat_family *fam)
 static struct gpulat_tp nv_tps[] = {
 	{ .name = "sched_process_exit", .probe = nv_probe_process_exit,
 	  .hit_idx = NV_HIT_PEXIT },
+	{ .name = "task_rename", .probe = nv_probe_rename,
+	  .hit_idx = NV_HIT_RENAME },
 	{ .name = "sched_switch", .probe = nv_probe_switch,
 	  .hit_idx = NV_HIT_SWITCH },
 	{ .name = "sched_wakeup", .probe = nv_probe_wakeup,
@@ -908,6 +973,7 @@ struct gpulat_family gpulat_nvidia_family = {
 	.init		= nv_init,
 	.exit		= nv_exit,
 	.clear		= nv_clear,
+	.started	= nv_started,
 	.events		= nv_events,
 	.enabled	= true,
 };

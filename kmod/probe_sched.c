@@ -32,6 +32,7 @@
 #include <linux/timekeeping.h>
 #include <trace/events/sched.h>
 
+#include "fault.h"
 #include "gpulat.h"
 #include "mux.h"
 #include "compat/gpulat_compat.h"
@@ -209,7 +210,7 @@ static int sched_init(struct gpulat_family *fam, void __percpu *pcpu)
 		n = 1024UL * num_possible_cpus();
 	n = roundup_pow_of_two(clamp(n, 1UL << STAMP_MIN_BITS,
 				     1UL << STAMP_PID_BITS));
-	sched_stamps = kvcalloc(n, sizeof(u64), GFP_KERNEL);
+	sched_stamps = gl_kvcalloc(n, sizeof(u64));
 	if (!sched_stamps)
 		return -ENOMEM;
 	sched_bits = ilog2(n);
@@ -227,7 +228,7 @@ static void sched_clear(struct gpulat_family *fam)
 
 static void sched_exit(struct gpulat_family *fam)
 {
-	kvfree(sched_stamps);
+	gl_kvfree(sched_stamps);
 	sched_stamps = NULL;
 }
 

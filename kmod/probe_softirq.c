@@ -163,33 +163,41 @@ static void softirq_probe_entry(void *data, unsigned int vec)
 	this_cpu_write(softirq_pc->run_vec, vec);
 	this_cpu_write(softirq_pc->run_start, now);
 
-	/* a raise from a hard IRQ must not slip between the two moves */
+	/*
+	 * A raise from a hard IRQ must not slip between the two moves, nor
+	 * a record from an interrupt before this one: the trace stays in
+	 * time order.
+	 */
 	local_irq_save(flags);
 	q = this_cpu_ptr(softirq_pc->raised[vec]);
 	raised = q[0];
 	q[0] = q[1];
 	q[1] = 0;
-	local_irq_restore(flags);
-	if (unlikely(!raised)) {
+	if (unlikely(!raised))
 		this_cpu_inc(softirq_pc->counters[GPULAT_SOFTIRQ_NO_START]);
-		return;
-	}
-	softirq_file(vec, GPULAT_SOFTIRQ_WAIT, raised, now);
+	else
+		softirq_file(vec, GPULAT_SOFTIRQ_WAIT, raised,
+			     ktime_get_mono_fast_ns());
+	local_irq_restore(flags);
 }
 
 static void softirq_probe_exit(void *data, unsigned int vec)
 {
-	u64 now = ktime_get_mono_fast_ns();
-	u64 start = this_cpu_read(softirq_pc->run_start);
+	unsigned long flags;
+	u64 now, start;
 
+	/* stamped and filed with interrupts off: the trace stays in order */
+	local_irq_save(flags);
+	now = ktime_get_mono_fast_ns();
+	start = this_cpu_read(softirq_pc->run_start);
 	this_cpu_inc(softirq_pc->counters[SOFTIRQ_HIT_EXIT]);
 	this_cpu_write(softirq_pc->run_start, 0);
 	if (unlikely(!start || vec >= NR_VECS ||
-		     this_cpu_read(softirq_pc->run_vec) != vec)) {
+		     this_cpu_read(softirq_pc->run_vec) != vec))
 		this_cpu_inc(softirq_pc->counters[GPULAT_SOFTIRQ_NO_START]);
-		return;
-	}
-	softirq_file(vec, GPULAT_SOFTIRQ_RUN, start, now);
+	else
+		softirq_file(vec, GPULAT_SOFTIRQ_RUN, start, now);
+	local_irq_restore(flags);
 }
 
 static int softirq_family_init(struct gpulat_family *fam, void __percpu *pcpu)

@@ -10,11 +10,11 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
-#include <linux/stop_machine.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
+#include "fault.h"
 #include "gpulat.h"
 #include "keyed.h"
 #include "mux.h"
@@ -67,12 +67,13 @@ static int gpulat_tp_register(struct gpulat_family *fam, struct gpulat_tp *t)
 	int ret;
 
 	if (!m)
-		return tracepoint_probe_register(t->tp, t->probe, NULL);
+		return GL_CALL(-ENOMEM,
+			       tracepoint_probe_register(t->tp, t->probe, NULL));
 	/* the bit before the probe: the mux calls only families it has */
 	gpulat_mux_set(m, fam->id, true);
 	if (m->on != BIT(fam->id))
 		return 0;
-	ret = tracepoint_probe_register(t->tp, m->probe, NULL);
+	ret = GL_CALL(-ENOMEM, tracepoint_probe_register(t->tp, m->probe, NULL));
 	if (ret)
 		gpulat_mux_set(m, fam->id, false);
 	return ret;
@@ -92,7 +93,11 @@ static void gpulat_tp_unregister(struct gpulat_family *fam,
 		tracepoint_probe_unregister(t->tp, m->probe, NULL);
 }
 
-/* gpulat_family_detach - unregister every probe that was attached */
+/*
+ * gpulat_family_detach - unregister every probe that was attached; safe
+ * on a family never set up (its states are not ATTACHED, nor its
+ * tracepoints found)
+ */
 static void gpulat_family_detach(struct gpulat_family *fam)
 {
 	unsigned int i;
@@ -100,7 +105,7 @@ static void gpulat_family_detach(struct gpulat_family *fam)
 	for (i = 0; i < fam->nr_tps; i++) {
 		struct gpulat_tp *t = &fam->tps[i];
 
-		if (t->state != GPULAT_PROBE_ATTACHED)
+		if (t->state != GPULAT_PROBE_ATTACHED || !t->tp)
 			continue;
 		gpulat_tp_unregister(fam, t);
 		t->state = GPULAT_PROBE_DISABLED;
@@ -156,8 +161,8 @@ static void gpulat_family_free_hists(struct gpulat_family *fam)
 	if (!fam->hists)
 		return;
 	for (i = 0; i < fam->nr_series; i++)
-		free_percpu(fam->hists[i]);
-	kfree(fam->hists);
+		gl_free_percpu(fam->hists[i]);
+	gl_kfree(fam->hists);
 	fam->hists = NULL;
 }
 
@@ -170,12 +175,12 @@ static int gpulat_family_alloc_hists(struct gpulat_family *fam)
 		return 0;
 	BUILD_BUG_ON(offsetof(struct gpulat_phist, max_ns) !=
 		     offsetof(struct gpulat_hist, max_ns));
-	fam->hists = kcalloc(fam->nr_series, sizeof(*fam->hists), GFP_KERNEL);
+	fam->hists = gl_kcalloc(fam->nr_series, sizeof(*fam->hists));
 	if (!fam->hists)
 		return -ENOMEM;
 	for (i = 0; i < fam->nr_series; i++) {
-		fam->hists[i] = __alloc_percpu(gpulat_fam_hist_bytes(fam),
-					       __alignof__(u64));
+		fam->hists[i] = gl_alloc_percpu(gpulat_fam_hist_bytes(fam),
+						__alignof__(u64));
 		if (!fam->hists[i]) {
 			gpulat_family_free_hists(fam);
 			return -ENOMEM;
@@ -184,7 +189,11 @@ static int gpulat_family_alloc_hists(struct gpulat_family *fam)
 	return 0;
 }
 
-/* gpulat_family_free - release what gpulat_family_alloc() took */
+/*
+ * gpulat_family_free - release what gpulat_family_alloc() took, whatever
+ * step it reached: every part is NULL until taken, and a family's exit
+ * undoes any part of its init
+ */
 static void gpulat_family_free(struct gpulat_family *fam)
 {
 	if (!fam->pcpu)
@@ -194,42 +203,34 @@ static void gpulat_family_free(struct gpulat_family *fam)
 	if (fam->keyed)
 		gpulat_keyed_free(fam->keyed);
 	gpulat_family_free_hists(fam);
-	free_percpu(fam->pcpu);
+	gpulat_base_free(fam);
+	gl_free_percpu(fam->pcpu);
 	fam->pcpu = NULL;
 }
 
 /* gpulat_family_alloc - a family's memory, taken once, at its first use */
 static int gpulat_family_alloc(struct gpulat_family *fam)
 {
+	void __percpu *pcpu;
 	int ret;
 
 	if (fam->pcpu)
 		return 0;
-	fam->pcpu = __alloc_percpu(fam->pcpu_size, SMP_CACHE_BYTES);
-	if (!fam->pcpu)
+	pcpu = gl_alloc_percpu(fam->pcpu_size, SMP_CACHE_BYTES);
+	if (!pcpu)
 		return -ENOMEM;
-	ret = gpulat_family_alloc_hists(fam);
-	if (ret) {
-		free_percpu(fam->pcpu);
-		fam->pcpu = NULL;
-		return ret;
-	}
+	fam->pcpu = pcpu;
 	fam->extra_bytes = 0;
-	if (fam->keyed) {
+	ret = gpulat_family_alloc_hists(fam);
+	if (!ret && fam->keyed) {
 		ret = gpulat_keyed_alloc(fam->keyed);
-		if (ret) {
-			gpulat_family_free_hists(fam);
-			free_percpu(fam->pcpu);
-			fam->pcpu = NULL;
-			return ret;
-		}
-		fam->extra_bytes = gpulat_keyed_bytes(fam->keyed);
+		if (!ret)
+			fam->extra_bytes = gpulat_keyed_bytes(fam->keyed);
 	}
-	ret = fam->init ? fam->init(fam, fam->pcpu) : 0;
-	if (ret) {
-		fam->exit = NULL;	/* init cleaned up after itself */
+	if (!ret && fam->init)
+		ret = fam->init(fam, fam->pcpu);
+	if (ret)
 		gpulat_family_free(fam);
-	}
 	return ret;
 }
 
@@ -264,8 +265,11 @@ int gpulat_family_switch(struct gpulat_family *fam, bool on)
 	if (ret) {
 		/* a probe attached before the failure may still be running */
 		tracepoint_synchronize_unregister();
+		return ret;
 	}
-	return ret;
+	if (fam->started)
+		fam->started(fam);
+	return 0;
 }
 
 int gpulat_registry_init(void)
@@ -275,11 +279,13 @@ int gpulat_registry_init(void)
 
 	gpulat_reset_time_ns = ktime_get_ns();
 	mutex_lock(&gpulat_lock);
+	/* every family's state first: teardown reads them all */
+	for (i = 0; i < gpulat_nr_families; i++)
+		for (j = 0; j < gpulat_families[i]->nr_tps; j++)
+			gpulat_families[i]->tps[j].state = GPULAT_PROBE_DISABLED;
 	for (i = 0; i < gpulat_nr_families; i++) {
 		struct gpulat_family *fam = gpulat_families[i];
 
-		for (j = 0; j < fam->nr_tps; j++)
-			fam->tps[j].state = GPULAT_PROBE_DISABLED;
 		if (!fam->enabled)
 			continue;
 		ret = gpulat_family_switch(fam, true);
@@ -311,7 +317,125 @@ void gpulat_registry_exit(void)
 		gpulat_family_free(gpulat_families[i]);
 }
 
-/* gpulat_counter_sum - a family counter summed over possible CPUs */
+/*
+ * Reset is a new baseline, not a stop of the machine: the probes keep
+ * counting, and every read subtracts what the data held at the last
+ * reset.  Taking the baseline reads the data as a snapshot does, with
+ * preemption and interrupts on, and stops nothing.  Keyed histograms are
+ * atomics: from them the baseline is subtracted in place, exactly.
+ *
+ * A baseline's count is the sum of its slots, so that a sample filed
+ * while the baseline was read (its slot counted, its count not yet)
+ * leaves no count ahead of its slots afterwards.  max_ns cannot be
+ * subtracted: it is set to 0, and a sample filed at that very moment may
+ * leave its value or lose it.
+ */
+#define GPULAT_BASE_WORDS	(2 + GPULAT_HIST_NR_BUCKETS)	/* count, sum, slots */
+
+struct gpulat_base {
+	u64 *hist;		/* [nr_cpu_ids][nr_series][GPULAT_BASE_WORDS] */
+	u64 *counters;		/* [nr_counters], summed over CPUs */
+};
+
+static unsigned int gpulat_nr_counters(const struct gpulat_family *fam)
+{
+	unsigned int i, n = fam->nr_drops;
+
+	for (i = 0; i < fam->nr_tps; i++)
+		n = max(n, fam->tps[i].hit_idx + 1);
+	return n;
+}
+
+static size_t gpulat_base_bytes(const struct gpulat_family *fam)
+{
+	return ((size_t)nr_cpu_ids * fam->nr_series * GPULAT_BASE_WORDS +
+		gpulat_nr_counters(fam)) * sizeof(u64) + sizeof(*fam->base);
+}
+
+void gpulat_base_free(struct gpulat_family *fam)
+{
+	if (!fam->base)
+		return;
+	gl_kvfree(fam->base->hist);
+	gl_kvfree(fam->base->counters);
+	gl_kfree(fam->base);
+	fam->base = NULL;
+}
+
+/* gpulat_base_alloc - @fam's baseline, taken at its first reset */
+static int gpulat_base_alloc(struct gpulat_family *fam)
+{
+	struct gpulat_base *b;
+
+	if (fam->base || !fam->pcpu)
+		return 0;
+	b = gl_kzalloc(sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->hist = gl_kvcalloc((size_t)nr_cpu_ids * fam->nr_series,
+			      GPULAT_BASE_WORDS * sizeof(u64));
+	b->counters = gl_kvcalloc(gpulat_nr_counters(fam), sizeof(u64));
+	fam->base = b;
+	if (!b->hist || !b->counters) {
+		gpulat_base_free(fam);
+		return -ENOMEM;
+	}
+	fam->extra_bytes += gpulat_base_bytes(fam);
+	return 0;
+}
+
+static u64 *gpulat_base_of(struct gpulat_family *fam, int cpu,
+			   unsigned int idx)
+{
+	return fam->base->hist + ((size_t)cpu * fam->nr_series + idx) *
+		GPULAT_BASE_WORDS;
+}
+
+static u64 gpulat_sub0(u64 a, u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* gpulat_fam_read_raw - series @idx on @cpu as the probes left it */
+static void gpulat_fam_read_raw(struct gpulat_family *fam, int cpu,
+				unsigned int idx, struct gpulat_hist *out)
+{
+	const struct gpulat_hist *h = gpulat_fam_hist(fam, cpu, idx);
+
+	/* count first: it never runs ahead of the slots */
+	out->count = READ_ONCE(h->count);
+	smp_rmb();	/* pairs with gpulat_hist_record() */
+	out->sum_ns = READ_ONCE(h->sum_ns);
+	out->max_ns = READ_ONCE(h->max_ns);
+	gpulat_fam_slots(fam, cpu, idx, out->slots, false);
+}
+
+/* gpulat_fam_read - series @idx on @cpu since the last reset */
+void gpulat_fam_read(struct gpulat_family *fam, int cpu, unsigned int idx,
+		     struct gpulat_hist *out)
+{
+	const u64 *b;
+	unsigned int s;
+
+	gpulat_fam_read_raw(fam, cpu, idx, out);
+	if (!fam->base)
+		return;
+	b = gpulat_base_of(fam, cpu, idx);
+	out->count = gpulat_sub0(out->count, b[0]);
+	out->sum_ns = gpulat_sub0(out->sum_ns, b[1]);
+	for (s = 0; s < GPULAT_HIST_NR_BUCKETS; s++)
+		out->slots[s] = gpulat_sub0(out->slots[s], b[2 + s]);
+}
+
+/* gpulat_fam_count - samples of series @idx on @cpu since the last reset */
+u64 gpulat_fam_count(struct gpulat_family *fam, int cpu, unsigned int idx)
+{
+	u64 n = READ_ONCE(gpulat_fam_hist(fam, cpu, idx)->count);
+
+	return fam->base ? gpulat_sub0(n, gpulat_base_of(fam, cpu, idx)[0]) : n;
+}
+
+/* gpulat_counter_sum - a family counter summed over CPUs, since reset */
 u64 gpulat_counter_sum(struct gpulat_family *fam, unsigned int idx)
 {
 	u64 sum = 0;
@@ -319,68 +443,84 @@ u64 gpulat_counter_sum(struct gpulat_family *fam, unsigned int idx)
 
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(gpulat_fam_counters(fam, cpu)[idx]);
-	return sum;
+	return fam->base ? gpulat_sub0(sum, fam->base->counters[idx]) : sum;
 }
 
 /* gpulat_hist_sum - merge series @idx of @fam over @cpus into @out */
 void gpulat_hist_sum(struct gpulat_family *fam, unsigned int idx,
-		     const struct cpumask *cpus, struct gpulat_hist *out)
+		     const struct cpumask *cpus, struct gpulat_hist *out,
+		     struct gpulat_hist *scratch)
 {
+	unsigned int s;
 	int cpu;
 
 	memset(out, 0, sizeof(*out));
 	for_each_cpu(cpu, cpus) {
-		struct gpulat_hist *h = gpulat_fam_hist(fam, cpu, idx);
-		u64 max = READ_ONCE(h->max_ns);
-
-		out->count += READ_ONCE(h->count);
-		out->sum_ns += READ_ONCE(h->sum_ns);
-		if (max > out->max_ns)
-			out->max_ns = max;
-		gpulat_fam_slots(fam, cpu, idx, out->slots, true);
+		gpulat_fam_read(fam, cpu, idx, scratch);
+		out->count += scratch->count;
+		out->sum_ns += scratch->sum_ns;
+		out->max_ns = max(out->max_ns, scratch->max_ns);
+		for (s = 0; s < GPULAT_HIST_NR_BUCKETS; s++)
+			out->slots[s] += scratch->slots[s];
 	}
+}
+
+/* gpulat_base_take - @fam's data now becomes its zero */
+static void gpulat_base_take(struct gpulat_family *fam,
+			     struct gpulat_hist *h)
+{
+	unsigned int i, s, nr = gpulat_nr_counters(fam);
+	int cpu;
+
+	for (i = 0; i < nr; i++) {
+		u64 sum = 0;
+
+		for_each_possible_cpu(cpu)
+			sum += READ_ONCE(gpulat_fam_counters(fam, cpu)[i]);
+		fam->base->counters[i] = sum;
+	}
+	for_each_possible_cpu(cpu) {
+		for (i = 0; i < fam->nr_series; i++) {
+			u64 *b = gpulat_base_of(fam, cpu, i), slots = 0;
+
+			gpulat_fam_read_raw(fam, cpu, i, h);
+			for (s = 0; s < GPULAT_HIST_NR_BUCKETS; s++) {
+				b[2 + s] = h->slots[s];
+				slots += h->slots[s];
+			}
+			b[0] = slots;
+			b[1] = h->sum_ns;
+			WRITE_ONCE(gpulat_fam_hist(fam, cpu, i)->max_ns, 0);
+		}
+		cond_resched();
+	}
+	if (fam->keyed)
+		gpulat_keyed_rebase(fam->keyed);
 }
 
 /*
- * gpulat_reset_stopped - zero every histogram and counter
- *
- * Runs under stop_machine(): every other CPU spins with interrupts off,
- * and none can be inside a probe (probes run with preemption off, which
- * the stopper waits out), so no record is caught halfway and each count
- * still equals the sum of its slots afterwards.
+ * gpulat_reset_all - a new zero for every histogram and counter; fails
+ * (-ENOMEM) before changing anything
  */
-static int gpulat_reset_stopped(void *unused)
-{
-	unsigned int i, j;
-	int cpu;
-
-	for (i = 0; i < gpulat_nr_families; i++) {
-		struct gpulat_family *fam = gpulat_families[i];
-		struct gpulat_keyed *kd = fam->keyed;
-
-		if (!fam->pcpu)
-			continue;
-		for_each_possible_cpu(cpu) {
-			memset(per_cpu_ptr(fam->pcpu, cpu), 0, fam->pcpu_size);
-			for (j = 0; fam->hists && j < fam->nr_series; j++)
-				memset(gpulat_fam_hist(fam, cpu, j), 0,
-				       gpulat_fam_hist_bytes(fam));
-		}
-		if (kd)
-			memset(kd->hists, 0, (size_t)kd->max_keys *
-			       kd->nr_series * sizeof(*kd->hists));
-	}
-	return 0;
-}
-
 int gpulat_reset_all(void)
 {
+	struct gpulat_hist *h;
+	unsigned int i;
 	int ret;
 
 	lockdep_assert_held(&gpulat_lock);
-	ret = stop_machine(gpulat_reset_stopped, NULL, NULL);
-	if (ret)
-		return ret;
+	for (i = 0; i < gpulat_nr_families; i++) {
+		ret = gpulat_base_alloc(gpulat_families[i]);
+		if (ret)
+			return ret;
+	}
+	h = gl_kzalloc(sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < gpulat_nr_families; i++)
+		if (gpulat_families[i]->pcpu)
+			gpulat_base_take(gpulat_families[i], h);
+	gl_kfree(h);
 	gpulat_generation++;
 	gpulat_reset_time_ns = ktime_get_ns();
 	return 0;

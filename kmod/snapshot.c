@@ -20,6 +20,15 @@
 #define GPULAT_EVENTS_MAX	256
 
 /*
+ * A snapshot allocates nothing: its scratch space is kept here for the
+ * module's life, used under gpulat_lock.
+ */
+static struct cpumask snap_cpus;
+static struct gpulat_hist snap_hist;
+static struct gpulat_event snap_events[GPULAT_EVENTS_MAX];
+static u64 snap_rec[GPULAT_SERIES_BYTES / sizeof(u64)];
+
+/*
  * Where the next record goes, the scratch space a series is built in, and
  * what the sizing pass decided so that the copy matches it: which keys of
  * each keyed family are listed (keys that appear in between wait for the
@@ -44,7 +53,7 @@ static bool gpulat_cpu_has_data(int cpu)
 		if (!fam->pcpu)
 			continue;
 		for (s = 0; s < fam->nr_series; s++)
-			if (READ_ONCE(gpulat_fam_hist(fam, cpu, s)->count))
+			if (gpulat_fam_count(fam, cpu, s))
 				return true;
 	}
 	return false;
@@ -93,20 +102,18 @@ static int gpulat_snap_series(struct gpulat_snap_ctx *ctx,
 			      const struct cpumask *cpus)
 {
 	struct gpulat_series *rec = ctx->rec;
+	struct gpulat_hist *h = &snap_hist;
 	unsigned int s;
 	int cpu, ret;
 
 	for (s = 0; s < fam->nr_series; s++) {
 		for_each_cpu(cpu, cpus) {
-			struct gpulat_hist *h = gpulat_fam_hist(fam, cpu, s);
-
 			gpulat_snap_rec_init(rec, fam, &fam->series[s], cpu);
-			/* count first: it never runs ahead of the slots */
-			rec->count = READ_ONCE(h->count);
-			smp_rmb();	/* pairs with gpulat_hist_record() */
-			rec->sum_ns = READ_ONCE(h->sum_ns);
-			rec->max_ns = READ_ONCE(h->max_ns);
-			gpulat_fam_slots(fam, cpu, s, rec->buckets, false);
+			gpulat_fam_read(fam, cpu, s, h);
+			rec->count = h->count;
+			rec->sum_ns = h->sum_ns;
+			rec->max_ns = h->max_ns;
+			memcpy(rec->buckets, h->slots, sizeof(h->slots));
 			ret = gpulat_snap_put(ctx, rec, GPULAT_SERIES_BYTES);
 			if (ret)
 				return ret;
@@ -150,16 +157,14 @@ static int gpulat_snap_keyed(struct gpulat_snap_ctx *ctx,
 }
 
 /* gpulat_snap_list_keys - fix the keys of @fam this snapshot lists */
-static int gpulat_snap_list_keys(struct gpulat_snap_ctx *ctx,
-				 struct gpulat_family *fam, u32 *nr_series)
+static void gpulat_snap_list_keys(struct gpulat_snap_ctx *ctx,
+				  struct gpulat_family *fam, u32 *nr_series)
 {
 	struct gpulat_keyed *kd = fam->keyed;
 	unsigned int k, limit = gpulat_keyed_limit(kd);
-	unsigned long *map;
+	unsigned long *map = kd->listed;
 
-	map = bitmap_zalloc(kd->max_keys, GFP_KERNEL);
-	if (!map)
-		return -ENOMEM;
+	bitmap_zero(map, kd->max_keys);
 	for (k = 0; k < limit; k++) {
 		/* ready: the key's name is written (gpulat_key_add) */
 		if (!smp_load_acquire(&kd->keys[k].ready))
@@ -168,7 +173,6 @@ static int gpulat_snap_list_keys(struct gpulat_snap_ctx *ctx,
 		*nr_series += kd->nr_series;
 	}
 	ctx->listed[fam->id] = map;
-	return 0;
 }
 
 static int gpulat_snap_counters(struct gpulat_snap_ctx *ctx,
@@ -265,20 +269,15 @@ static void gpulat_snap_header(struct gpulat_snap_header *hdr,
 long gpulat_snapshot_to_user(void __user *buf, u64 buf_size, u64 *needed)
 {
 	struct gpulat_snap_header hdr;
-	struct gpulat_snap_ctx ctx = { .ubuf = buf };
+	struct gpulat_snap_ctx ctx = {
+		.ubuf = buf, .rec = (void *)snap_rec, .events = snap_events,
+	};
 	u32 nr_series = 0, nr_counters = 0, nr_probes = 0;
-	cpumask_var_t cpus;
+	struct cpumask *cpus = &snap_cpus;
 	unsigned int i;
 	long ret;
 
 	lockdep_assert_held(&gpulat_lock);
-	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
-		return -ENOMEM;
-	ret = -ENOMEM;
-	ctx.events = kcalloc(GPULAT_EVENTS_MAX, sizeof(*ctx.events),
-			     GFP_KERNEL);
-	if (!ctx.events)
-		goto out;
 	gpulat_snap_cpus(cpus);
 	for (i = 0; i < gpulat_nr_families; i++) {
 		struct gpulat_family *fam = gpulat_families[i];
@@ -288,11 +287,8 @@ long gpulat_snapshot_to_user(void __user *buf, u64 buf_size, u64 *needed)
 			continue;
 		nr_series += fam->nr_series * cpumask_weight(cpus);
 		nr_counters += fam->nr_drops;
-		if (fam->keyed) {
-			ret = gpulat_snap_list_keys(&ctx, fam, &nr_series);
-			if (ret)
-				goto out;
-		}
+		if (fam->keyed)
+			gpulat_snap_list_keys(&ctx, fam, &nr_series);
 		if (fam->events)
 			ctx.nr_events += fam->events(fam,
 						     ctx.events + ctx.nr_events,
@@ -302,16 +298,10 @@ long gpulat_snapshot_to_user(void __user *buf, u64 buf_size, u64 *needed)
 	gpulat_snap_header(&hdr, nr_series, nr_counters, nr_probes,
 			   ctx.nr_events);
 	*needed = hdr.total_size;
-	ret = 0;
 	if (!buf_size)
-		goto out;
-	ret = -ENOSPC;
+		return 0;
 	if (buf_size < hdr.total_size)
-		goto out;
-	ret = -ENOMEM;
-	ctx.rec = kmalloc(GPULAT_SERIES_BYTES, GFP_KERNEL);
-	if (!ctx.rec)
-		goto out;
+		return -ENOSPC;
 
 	ret = gpulat_snap_put(&ctx, &hdr, sizeof(hdr));
 	for (i = 0; !ret && i < gpulat_nr_families; i++) {
@@ -331,11 +321,5 @@ long gpulat_snapshot_to_user(void __user *buf, u64 buf_size, u64 *needed)
 	if (!ret)
 		ret = gpulat_snap_put(&ctx, ctx.events,
 				      ctx.nr_events * sizeof(*ctx.events));
-out:
-	for (i = 0; i < GPULAT_FAM_MAX; i++)
-		bitmap_free(ctx.listed[i]);
-	kfree(ctx.rec);
-	kfree(ctx.events);
-	free_cpumask_var(cpus);
 	return ret;
 }

@@ -15,8 +15,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/hash.h>
 #include <linux/irq_work.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
@@ -24,6 +26,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/poll.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -31,6 +34,7 @@
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 
+#include "fault.h"
 #include "trace.h"
 
 union gpulat_rec {
@@ -50,6 +54,7 @@ struct gpulat_ring {
 /* What one open file has read of each CPU's ring. */
 struct gpulat_reader {
 	struct mutex lock;		/* concurrent reads of one file */
+	s32 pid;			/* who reads it: one of the trace's own */
 	u64 *tail;			/* next record to read, per CPU */
 	u64 *lost;			/* missed, not yet reported, per CPU */
 	union gpulat_rec *staged;	/* next record per CPU, copied */
@@ -70,6 +75,23 @@ static DECLARE_WAIT_QUEUE_HEAD(trace_wq);
 static atomic64_t trace_lost_total;
 /* when the histories began: the first reader since none (0: never) */
 static u64 trace_since;
+
+/*
+ * The trace's own tasks: the readers it wakes and, on PREEMPT_RT, the
+ * irq_work threads that wake them.  A record about one of them would be
+ * gpulat's own latency, and, at a low threshold, would make the next
+ * wakeup and so the next record without end: the trace leaves them out
+ * (the histograms keep them) and counts them.  Open addressing, changed
+ * under trace_lock, read without locks; TRACE_SELF_GONE marks a removed
+ * entry so that lookups go on past it.
+ */
+#define TRACE_SELF_BITS		8
+#define TRACE_SELF_PROBES	8
+#define TRACE_SELF_GONE		(-1)
+static s32 trace_self[1 << TRACE_SELF_BITS];
+static u32 trace_self_refs[1 << TRACE_SELF_BITS];
+static atomic64_t trace_self_left;	/* records left out */
+static atomic64_t trace_self_full;	/* tasks the set had no room for */
 
 static unsigned int trace_ring = 32;
 module_param(trace_ring, uint, 0444);
@@ -113,27 +135,49 @@ long gpulat_trace_threshold(u32 family, bool set, u64 *ns)
 	return 0;
 }
 
-/* FAMILY_threshold_us: the same thresholds as the ioctl, in microseconds */
+/*
+ * FAMILY_threshold_us: the same thresholds as the ioctl, in microseconds
+ * with up to three decimals, so that a threshold under a microsecond set
+ * through the ioctl reads back as what it is, not as 0 (off).
+ */
 static int trace_param_set(const char *val, const struct kernel_param *kp)
 {
 	u32 family = (unsigned long)kp->arg;
-	unsigned int us;
-	u64 ns;
+	char buf[32], *frac;
+	unsigned int us, ns = 0, scale = 100;
+	u64 total;
 	int ret;
 
-	ret = kstrtouint(val, 0, &us);
+	if (strscpy(buf, val, sizeof(buf)) < 0)
+		return -EINVAL;
+	strim(buf);
+	frac = strchr(buf, '.');
+	if (frac) {
+		*frac++ = '\0';
+		if (!*frac || strlen(frac) > 3)
+			return -EINVAL;
+		for (; *frac; frac++, scale /= 10) {
+			if (!isdigit(*frac))
+				return -EINVAL;
+			ns += (*frac - '0') * scale;
+		}
+	}
+	ret = kstrtouint(buf, 10, &us);
 	if (ret)
 		return ret;
-	ns = (u64)us * NSEC_PER_USEC;
-	return gpulat_trace_threshold(family, true, &ns);
+	total = (u64)us * NSEC_PER_USEC + ns;
+	return gpulat_trace_threshold(family, true, &total);
 }
 
 static int trace_param_get(char *buf, const struct kernel_param *kp)
 {
 	u32 family = (unsigned long)kp->arg;
+	u64 ns = READ_ONCE(trace_threshold[family]);
+	u32 rem = do_div(ns, NSEC_PER_USEC);
 
-	return sysfs_emit(buf, "%llu\n",
-			  READ_ONCE(trace_threshold[family]) / NSEC_PER_USEC);
+	if (!rem)
+		return sysfs_emit(buf, "%llu\n", ns);
+	return sysfs_emit(buf, "%llu.%03u\n", ns, rem);
 }
 
 static const struct kernel_param_ops trace_param_ops = {
@@ -145,7 +189,7 @@ static const struct kernel_param_ops trace_param_ops = {
 	module_param_cb(fam##_threshold_us, &trace_param_ops,		\
 			(void *)(unsigned long)(id), 0644);		\
 	MODULE_PARM_DESC(fam##_threshold_us, "outlier trace threshold of "	\
-			 #fam " in us (0: off; default " dflt ")")
+			 #fam " in us, 3 decimals at most (0: off; default " dflt ")")
 
 TRACE_PARAM(sched, GPULAT_FAM_SCHED, "5000");
 TRACE_PARAM(block, GPULAT_FAM_BLOCK, "50000");
@@ -154,6 +198,111 @@ TRACE_PARAM(irq, GPULAT_FAM_IRQ, "1000");
 TRACE_PARAM(softirq, GPULAT_FAM_SOFTIRQ, "5000");
 TRACE_PARAM(nvidia, GPULAT_FAM_NVIDIA, "1000");
 TRACE_PARAM(mm, GPULAT_FAM_MM, "10000");
+
+/* --- The trace's own tasks ------------------------------------------- */
+
+static __always_inline s32 *trace_self_slot(s32 pid, unsigned int n)
+{
+	return &trace_self[(hash_32(pid, TRACE_SELF_BITS) + n) &
+			   ((1 << TRACE_SELF_BITS) - 1)];
+}
+
+/* trace_self_has - whether @pid is one of the trace's own; any context */
+static bool trace_self_has(s32 pid)
+{
+	unsigned int n;
+
+	for (n = 0; n < TRACE_SELF_PROBES; n++) {
+		s32 cur = READ_ONCE(*trace_self_slot(pid, n));
+
+		if (cur == pid)
+			return true;
+		if (!cur)
+			return false;
+	}
+	return false;
+}
+
+/* trace_self_add - @pid joins the set, or is counted when it finds no room */
+static void trace_self_add(s32 pid)
+{
+	int free = -1;
+	unsigned int n;
+
+	lockdep_assert_held(&trace_lock);
+	for (n = 0; n < TRACE_SELF_PROBES; n++) {
+		s32 *e = trace_self_slot(pid, n), cur = *e;
+
+		if (cur == pid) {
+			trace_self_refs[e - trace_self]++;
+			return;
+		}
+		if (free < 0 && cur <= 0)
+			free = e - trace_self;
+		if (!cur)
+			break;
+	}
+	if (free < 0) {
+		atomic64_inc(&trace_self_full);
+		return;
+	}
+	trace_self_refs[free] = 1;
+	WRITE_ONCE(trace_self[free], pid);
+}
+
+static void trace_self_del(s32 pid)
+{
+	unsigned int n;
+
+	lockdep_assert_held(&trace_lock);
+	for (n = 0; n < TRACE_SELF_PROBES; n++) {
+		s32 *e = trace_self_slot(pid, n);
+
+		if (*e == pid) {
+			if (!--trace_self_refs[e - trace_self])
+				WRITE_ONCE(*e, TRACE_SELF_GONE);
+			return;
+		}
+		if (!*e)
+			return;
+	}
+}
+
+/*
+ * trace_self_helpers - add (or remove) PREEMPT_RT's irq_work threads,
+ * which run the reader wakeups there; found once per run of readers
+ */
+static void trace_self_helpers(bool add)
+{
+	struct task_struct *p;
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		return;
+	rcu_read_lock();
+	for_each_process(p) {
+		if (!(p->flags & PF_KTHREAD) ||
+		    strncmp(p->comm, "irq_work/", 9))
+			continue;
+		if (add)
+			trace_self_add(p->pid);
+		else
+			trace_self_del(p->pid);
+	}
+	rcu_read_unlock();
+}
+
+/* trace_self_reader - @rd is read by the current task: follow it */
+static void trace_self_reader(struct gpulat_reader *rd)
+{
+	if (likely(READ_ONCE(rd->pid) == current->pid))
+		return;
+	mutex_lock(&trace_lock);
+	if (rd->pid)
+		trace_self_del(rd->pid);
+	rd->pid = current->pid;
+	trace_self_add(rd->pid);
+	mutex_unlock(&trace_lock);
+}
 
 /* --- Writing ----------------------------------------------------------- */
 
@@ -184,7 +333,9 @@ static void trace_put(union gpulat_rec *rec)
 	memcpy(&r->slot[seq & trace_mask], rec, rec->hdr.size);
 	/* the slot before head; pairs with the readers' acquire */
 	smp_store_release(&r->head, seq + 1);
-	irq_work_queue(&r->wake);
+	/* a reader that is not waiting finds the record without a wakeup */
+	if (wq_has_sleeper(&trace_wq))
+		irq_work_queue(&r->wake);
 	local_irq_restore(flags);
 }
 
@@ -311,6 +462,11 @@ void gpulat_trace_sample(u32 family, u32 series, u64 key, u64 end_ns,
 	struct gpulat_trace_act *a;
 	unsigned long irqflags;
 	u64 start, since;
+
+	if (task && trace_self_has(task->pid)) {
+		atomic64_inc(&trace_self_left);
+		return;
+	}
 
 	s->hdr.size = sizeof(*s);
 	s->hdr.type = GPULAT_REC_SAMPLE;
@@ -467,11 +623,11 @@ static void trace_reader_free(struct gpulat_reader *rd)
 {
 	if (!rd)
 		return;
-	kvfree(rd->tail);
-	kvfree(rd->lost);
-	kvfree(rd->staged);
-	bitmap_free(rd->has_staged);
-	kfree(rd);
+	gl_kvfree(rd->tail);
+	gl_kvfree(rd->lost);
+	gl_kvfree(rd->staged);
+	gl_bitmap_free(rd->has_staged);
+	gl_kfree(rd);
 }
 
 static int trace_alloc(void)
@@ -482,13 +638,14 @@ static int trace_alloc(void)
 
 	if (trace_rings)
 		return 0;
-	act = alloc_percpu(struct gpulat_trace_act);
-	rings = __alloc_percpu(struct_size((struct gpulat_ring *)NULL, slot,
-					   trace_mask + 1),
-			       __alignof__(struct gpulat_ring));
+	act = gl_alloc_percpu(sizeof(struct gpulat_trace_act),
+			      __alignof__(struct gpulat_trace_act));
+	rings = gl_alloc_percpu(struct_size((struct gpulat_ring *)NULL, slot,
+					    trace_mask + 1),
+				__alignof__(struct gpulat_ring));
 	if (!act || !rings) {
-		free_percpu(act);
-		free_percpu(rings);
+		gl_free_percpu(act);
+		gl_free_percpu(rings);
 		return -ENOMEM;
 	}
 	for_each_possible_cpu(cpu)
@@ -522,16 +679,16 @@ static struct gpulat_reader *trace_reader(struct file *file)
 		rd = ERR_PTR(ret);
 		goto out;
 	}
-	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	rd = gl_kzalloc(sizeof(*rd));
 	if (!rd) {
 		rd = ERR_PTR(-ENOMEM);
 		goto out;
 	}
 	mutex_init(&rd->lock);
-	rd->tail = kvcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
-	rd->lost = kvcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
-	rd->staged = kvcalloc(nr_cpu_ids, sizeof(*rd->staged), GFP_KERNEL);
-	rd->has_staged = bitmap_zalloc(nr_cpu_ids, GFP_KERNEL);
+	rd->tail = gl_kvcalloc(nr_cpu_ids, sizeof(u64));
+	rd->lost = gl_kvcalloc(nr_cpu_ids, sizeof(u64));
+	rd->staged = gl_kvcalloc(nr_cpu_ids, sizeof(*rd->staged));
+	rd->has_staged = gl_bitmap_zalloc(nr_cpu_ids);
 	if (!rd->tail || !rd->lost || !rd->staged || !rd->has_staged) {
 		trace_reader_free(rd);
 		rd = ERR_PTR(-ENOMEM);
@@ -545,8 +702,12 @@ static struct gpulat_reader *trace_reader(struct file *file)
 		rd->tail[cpu] = smp_load_acquire(&r->head);
 	}
 	/* histories start now: what they hold from before is stale */
-	if (!gpulat_trace_readers)
+	if (!gpulat_trace_readers) {
 		WRITE_ONCE(trace_since, ktime_get_mono_fast_ns());
+		trace_self_helpers(true);
+	}
+	rd->pid = current->pid;
+	trace_self_add(rd->pid);
 	WRITE_ONCE(gpulat_trace_readers, gpulat_trace_readers + 1);
 	trace_gate_update();
 	/* rd complete before another thread of this file sees it */
@@ -563,6 +724,7 @@ ssize_t gpulat_trace_read(struct file *file, char __user *buf, size_t len)
 
 	if (IS_ERR(rd))
 		return PTR_ERR(rd);
+	trace_self_reader(rd);
 	for (;;) {
 		if (mutex_lock_interruptible(&rd->lock))
 			return -ERESTARTSYS;
@@ -583,6 +745,7 @@ __poll_t gpulat_trace_poll(struct file *file, struct poll_table_struct *pt)
 
 	if (IS_ERR(rd))
 		return EPOLLERR;
+	trace_self_reader(rd);
 	poll_wait(file, &trace_wq, pt);
 	return trace_pending(rd) ? EPOLLIN | EPOLLRDNORM : 0;
 }
@@ -597,7 +760,10 @@ void gpulat_trace_release(struct file *file)
 	mutex_lock(&trace_lock);
 	for_each_possible_cpu(cpu)
 		atomic64_add(rd->lost[cpu], &trace_lost_total);
+	trace_self_del(rd->pid);
 	WRITE_ONCE(gpulat_trace_readers, gpulat_trace_readers - 1);
+	if (!gpulat_trace_readers)
+		trace_self_helpers(false);
 	trace_gate_update();
 	mutex_unlock(&trace_lock);
 	trace_reader_free(rd);
@@ -627,6 +793,10 @@ static int trace_show(struct seq_file *m, void *unused)
 		   gpulat_trace_readers, trace_mask + 1);
 	seq_printf(m, "records written %llu\nrecords lost by readers %lld\n",
 		   written, atomic64_read(&trace_lost_total));
+	seq_printf(m, "records about the trace's own readers, left out %lld\n",
+		   atomic64_read(&trace_self_left));
+	seq_printf(m, "readers the left-out set had no room for %lld\n",
+		   atomic64_read(&trace_self_full));
 	seq_printf(m, "memory once read: %zu bytes per CPU\n",
 		   trace_rings ? sizeof(struct gpulat_trace_act) +
 		   struct_size((struct gpulat_ring *)NULL, slot,
@@ -656,6 +826,8 @@ void gpulat_trace_exit(void)
 		return;
 	for_each_possible_cpu(cpu)
 		irq_work_sync(&per_cpu_ptr(trace_rings, cpu)->wake);
-	free_percpu(trace_rings);
-	free_percpu(gpulat_trace_act);
+	gl_free_percpu(trace_rings);
+	gl_free_percpu(gpulat_trace_act);
+	trace_rings = NULL;
+	gpulat_trace_act = NULL;
 }
