@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -117,8 +118,10 @@ static bool have_task(const char *comm)
 	return found;
 }
 
+/* threadirqs - handlers forced into threads: the boot option, or RT */
 static bool threadirqs(void)
 {
+	struct utsname u;
 	char buf[4096] = "";
 	FILE *f = fopen("/proc/cmdline", "r");
 
@@ -127,6 +130,8 @@ static bool threadirqs(void)
 			buf[0] = '\0';
 		fclose(f);
 	}
+	if (!uname(&u) && strstr(u.version, "PREEMPT_RT"))
+		return true;
 	return strstr(buf, "threadirqs") != NULL;
 }
 
@@ -256,8 +261,7 @@ static void one_load(struct __test_metadata *_metadata, int fd, int irq,
 	bh_pid = (int)read_param(FAKE_NV, "bh_pid");
 	kkey = (uint32_t)bh_pid;
 
-	/* the kthread scan runs every second: let it find the kthread */
-	sleep(2);
+	/* the kthread is followed from its creation (task_rename) */
 	EXPECT_EQ(0, quiet_snapshot(fd, &s1, &c1));
 	traffic();
 	EXPECT_EQ(0, quiet_snapshot(fd, &s2, &c2));
