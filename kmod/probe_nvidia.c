@@ -24,9 +24,9 @@
  * Which tasks are ours: a set of pids in buckets of one cache line each,
  * behind a one-bit-per-hash filter, looked up without locks by the
  * scheduler probes.  IRQ threads join when their handler is decided,
- * driver kthreads when they are named (task_rename, which kthread_create()
- * fires) or, for those already there, by one walk of the task list when
- * the family attaches; all leave in sched_process_exit.  The set is
+ * driver kthreads when they are created (sched_process_fork, task_rename)
+ * or, for those already there, by one walk of the task list when the
+ * family attaches; all leave in sched_process_exit.  The set is
  * changed only under nv_set_lock, each change O(1).  Nothing here keeps a
  * task pointer.
  *
@@ -69,6 +69,7 @@
 
 enum {
 	NV_HIT_PEXIT = GPULAT_NV_XID_LOST + 1,
+	NV_HIT_FORK,
 	NV_HIT_RENAME,
 	NV_HIT_SWITCH,
 	NV_HIT_WAKEUP,
@@ -684,9 +685,11 @@ static void nv_fill_comm(struct gpulat_key *k, const void *arg)
 
 /*
  * nv_scan_one - follow kthread @p, named @name, if it is the driver's;
- * under RCU or from task_rename (the task is alive either way)
+ * under RCU or from a probe on it (the task is alive either way).
+ * @runnable: it was just forked, and its first switch-in is no wakeup.
  */
-static void nv_scan_one(struct task_struct *p, const char *name)
+static void nv_scan_one(struct task_struct *p, const char *name,
+			bool runnable)
 {
 	char comm[TASK_COMM_LEN];
 	u64 word;
@@ -702,19 +705,38 @@ static void nv_scan_one(struct task_struct *p, const char *name)
 	idx = gpulat_key_get(&nv_keyed, (u32)p->pid, nv_fill_comm, comm);
 	if (!nv_set_add(p->pid, NV_KIND_KTHREAD, idx))
 		return;
+	if (runnable) {
+		int i = nv_set_find(p->pid, &word);
+
+		if (i >= 0)
+			WRITE_ONCE(nv_st[i].wake, NV_ST_PREEMPTED | (u32)p->pid);
+	}
 	/* pairs with nv_probe_process_exit(): never keep a dead pid */
 	smp_mb();
 	if (READ_ONCE(p->flags) & PF_EXITING)
 		nv_set_del(p->pid);
 }
 
-/* a kthread is named at its creation (kthread_create()), or renamed */
+/*
+ * A kthread is named at its creation: since 6.2 copy_process() copies
+ * the name kthread_create() gives, seen at sched_process_fork; before,
+ * kthread_create() renamed the new thread, seen at task_rename, which
+ * also sees later renames.
+ */
+static void nv_probe_fork(void *data, struct task_struct *parent,
+			  struct task_struct *child)
+{
+	this_cpu_inc(nv_pc->counters[NV_HIT_FORK]);
+	if (unlikely(child->flags & PF_KTHREAD))
+		nv_scan_one(child, child->comm, true);
+}
+
 static void nv_probe_rename(void *data, struct task_struct *task,
 			    const char *comm)
 {
 	this_cpu_inc(nv_pc->counters[NV_HIT_RENAME]);
 	if (unlikely(task->flags & PF_KTHREAD))
-		nv_scan_one(task, comm);
+		nv_scan_one(task, comm, false);
 }
 
 /*
@@ -728,7 +750,7 @@ static void nv_started(struct gpulat_family *fam)
 
 	rcu_read_lock();
 	for_each_process(p)
-		nv_scan_one(p, p->comm);
+		nv_scan_one(p, p->comm, false);
 	rcu_read_unlock();
 }
 
@@ -880,6 +902,7 @@ static int nv_init(struct gpulat_family *fam, void __percpu *pcpu)
 	int ret;
 
 	GPULAT_CHECK_PROBE(sched_process_exit, nv_probe_process_exit);
+	GPULAT_CHECK_PROBE(sched_process_fork, nv_probe_fork);
 	GPULAT_CHECK_PROBE(task_rename, nv_probe_rename);
 	GPULAT_CHECK_PROBE(sched_switch, nv_probe_switch);
 	GPULAT_CHECK_PROBE(sched_wakeup, nv_probe_wakeup);
@@ -940,6 +963,8 @@ static void nv_clear(struct gpulat_family *fam)
 static struct gpulat_tp nv_tps[] = {
 	{ .name = "sched_process_exit", .probe = nv_probe_process_exit,
 	  .hit_idx = NV_HIT_PEXIT },
+	{ .name = "sched_process_fork", .probe = nv_probe_fork,
+	  .hit_idx = NV_HIT_FORK },
 	{ .name = "task_rename", .probe = nv_probe_rename,
 	  .hit_idx = NV_HIT_RENAME },
 	{ .name = "sched_switch", .probe = nv_probe_switch,

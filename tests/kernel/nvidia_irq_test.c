@@ -261,7 +261,7 @@ static void one_load(struct __test_metadata *_metadata, int fd, int irq,
 	bh_pid = (int)read_param(FAKE_NV, "bh_pid");
 	kkey = (uint32_t)bh_pid;
 
-	/* the kthread is followed from its creation (task_rename) */
+	/* the kthread is followed from its creation (fork or rename) */
 	EXPECT_EQ(0, quiet_snapshot(fd, &s1, &c1));
 	traffic();
 	EXPECT_EQ(0, quiet_snapshot(fd, &s2, &c2));
