@@ -10,7 +10,7 @@
 # KERNELS lists the Debian kernels `make check` boots (see scripts/vmrun).
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
-KERNELS ?= 5.10 6.1 6.12
+KERNELS ?= 5.10 6.1 6.1-rt 6.12
 VMRUN_SMP ?= 2
 
 .DEFAULT_GOAL := all
@@ -20,7 +20,7 @@ include scripts/install.mk
 
 .PHONY: all module module-clean guest guest-tests setup checkpatch \
 	modules-check vmtest check demo clean bench bench-quick \
-	script-tests
+	script-tests guest-stress stress stress-quick check-debug
 
 all: user
 	@if [ -d "$(KDIR)" ]; then $(MAKE) module; else \
@@ -120,8 +120,29 @@ check: setup
 	$(MAKE) modules-check
 	$(MAKE) install-check
 	$(MAKE) vmtest
+	$(MAKE) stress-quick
 	$(MAKE) bench-quick
 	@echo "check: all passed"
+
+# The kernel suite on the debug kernel (KASAN, lockdep, kmemleak, debug
+# objects; scripts/build-debug-kernel builds it once from Debian's
+# source, cached): test limits scaled by DEBUG_SCALE. Not in `make
+# check`: the first build takes most of an hour on 2 cores.
+DEBUG_SCALE ?= 4
+check-debug: guest
+	@set -e; scripts/fetch-kernel debug >/dev/null; \
+	echo "# kernel debug"; \
+	scripts/vmrun --kernel debug --smp $(VMRUN_SMP) $(VMTEST_ARGS) \
+		--append GPULAT_TIMEOUT_SCALE=$(DEBUG_SCALE) \
+		--timeout $$(( $(DEBUG_SCALE) * $(call vmtest-budget,*) )) \
+		tests/kernel/run.sh; \
+	echo "ok vmtest debug"; \
+	scripts/vmrun --kernel debug --smp $(VMRUN_SMP) $(VMTEST_ARGS) \
+		--append "threadirqs GPULAT_TIMEOUT_SCALE=$(DEBUG_SCALE)" \
+		--timeout $$(( $(DEBUG_SCALE) * $(call vmtest-budget,*irq*) )) \
+		tests/kernel/run.sh '*irq*'; \
+	echo "ok vmtest debug threadirqs"
+	@echo "check-debug: all passed"
 
 # Overhead against floors and peers (QEMU -icount, wall clock, snapshot
 # time at 1-8 vCPUs): see Documentation/overhead.rst.  Results in
@@ -141,3 +162,30 @@ demo:
 
 clean: user-clean module-clean
 	rm -rf build
+
+# --- Stress lane (scripts/stress, tests/stress/) ----------------------------
+# Static programs and scripts for the guest under build/guest/stress/, which
+# vmrun ships as /gpulat/stress: `make guest-stress` builds them and the rest
+# of the guest tree (scripts/stress passes it to vmrun as --guest-target).
+# stress-quick is the short form (a few minutes per kernel), stress the long.
+STRESS_SRCS := $(wildcard tests/stress/*.c)
+STRESS_BINS := $(patsubst tests/stress/%.c,build/guest/stress/%,$(STRESS_SRCS))
+STRESS_SCRIPTS := $(patsubst tests/stress/%,build/guest/stress/%,\
+		  $(wildcard tests/stress/*.sh))
+
+guest-stress: guest $(STRESS_BINS) $(STRESS_SCRIPTS)
+
+build/guest/stress/%: tests/stress/%.c tests/stress/stress.h $(USER_LIB_STATIC)
+	@mkdir -p $(@D)
+	$(USER_CC) -D_GNU_SOURCE $(USER_INC) $(USER_CFLAGS) \
+		-static -pthread -o $@ $< $(USER_LIB_STATIC) -lm
+
+build/guest/stress/%.sh: tests/stress/%.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
+stress:
+	scripts/stress $(addprefix --kernel ,$(KERNELS))
+
+stress-quick:
+	scripts/stress --quick $(addprefix --kernel ,$(KERNELS))

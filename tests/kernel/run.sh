@@ -13,6 +13,9 @@
 #                                    tests in DIR may take (on the host, for
 #                                    vmrun --timeout): their limits summed
 # GPULAT_TESTS: the tests' folder for a run (default /gpulat/tests).
+# GPULAT_TIMEOUT_SCALE: factor on every limit, for slower kernels (KASAN,
+# lockdep); default 1.  In the guest it comes from the kernel command line
+# (vmrun --append GPULAT_TIMEOUT_SCALE=N: init gets it in its environment).
 DIR=${GPULAT_TESTS:-/gpulat/tests}
 BUDGET=0
 if [ "${1:-}" = --budget ]; then
@@ -24,10 +27,11 @@ PATTERN=${1:-*}
 KSFT_SKIP=4
 
 # limit NAME - the test's time limit in seconds (the "default" line
-# applies to a test the file does not name)
+# applies to a test the file does not name), times GPULAT_TIMEOUT_SCALE
 limit() {
-	awk -v t="$1" '$1 == t { v = $2 } $1 == "default" { d = $2 }
-		END { print (v != "" ? v : (d != "" ? d : 120)) }' \
+	awk -v t="$1" -v s="${GPULAT_TIMEOUT_SCALE:-1}" '
+		$1 == t { v = $2 } $1 == "default" { d = $2 }
+		END { print int((v != "" ? v : (d != "" ? d : 120)) * s + 0.5) }' \
 		timeouts 2>/dev/null || echo 120
 }
 

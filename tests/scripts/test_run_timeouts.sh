@@ -21,10 +21,12 @@ chmod +x "$d"/?_*
 printf 'default 5\nc_hang 2\n' >"$d/timeouts"
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..9"
 check "budget sums the limits (5 + 5 + 2 + 5)" \
 	'[[ $(sh "$RUN" --budget "$d") == 17 ]]'
 check "budget of a pattern" '[[ $(sh "$RUN" --budget "$d" "c_*") == 2 ]]'
+check "GPULAT_TIMEOUT_SCALE multiplies the limits (3 x 17)" \
+	'[[ $(GPULAT_TIMEOUT_SCALE=3 sh "$RUN" --budget "$d") == 51 ]]'
 start=$SECONDS
 out=$(GPULAT_TESTS=$d sh "$RUN" 2>&1)
 rc=$?
