@@ -20,7 +20,7 @@ include scripts/install.mk
 
 .PHONY: all module module-clean guest guest-tests setup checkpatch \
 	modules-check vmtest check demo clean bench bench-quick \
-	script-tests guest-stress stress stress-quick check-debug
+	script-tests guest-stress stress stress-quick check-debug stress-debug
 
 all: user
 	@if [ -d "$(KDIR)" ]; then $(MAKE) module; else \
@@ -189,3 +189,9 @@ stress:
 
 stress-quick:
 	scripts/stress --quick $(addprefix --kernel ,$(KERNELS))
+
+# The short form on the debug kernel (KASAN, lockdep, kmemleak; see
+# check-debug), limits scaled by 4: not in make check (about 16 minutes).
+stress-debug:
+	@scripts/fetch-kernel debug >/dev/null
+	scripts/stress --quick --kernel debug

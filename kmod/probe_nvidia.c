@@ -697,9 +697,11 @@ static void nv_scan_one(struct task_struct *p, const char *name,
 
 	if (!(p->flags & PF_KTHREAD) || nv_set_find(p->pid, &word) >= 0)
 		return;
-	/* a racing rename can only make the copy fail to match */
-	memcpy(comm, name, sizeof(comm));
-	comm[sizeof(comm) - 1] = '\0';
+	/*
+	 * @name may be shorter than comm (task_rename's argument); a racing
+	 * rename of p->comm can only make the copy fail to match
+	 */
+	strscpy(comm, name, sizeof(comm));
 	if (!nv_kthread_match(comm))
 		return;
 	idx = gpulat_key_get(&nv_keyed, (u32)p->pid, nv_fill_comm, comm);

@@ -37,7 +37,7 @@ while [ $i -lt $CYCLES ]; do
 	reader_start cyc -t sched=100us
 	# the reader holds the device once it is registered
 	w=0
-	while [ "$(trace_debugfs readers)" != 1 ] && [ $w -lt 100 ]; do
+	while [ "$(trace_debugfs readers)" != 1 ] && [ $w -lt $((100 * SCALE)) ]; do
 		sleep 0.1
 		w=$((w + 1))
 	done

@@ -20,6 +20,7 @@
 
 ROUNDS=3 LIMIT=240
 [ "$QUICK" = 1 ] && ROUNDS=1 LIMIT=180
+LIMIT=$((LIMIT * SCALE))
 
 gl_loaded && gl_unload
 echo -1000 >/proc/self/oom_score_adj
