@@ -688,32 +688,6 @@ TEST(record_checker)
 	EXPECT_EQ(1, w.malformed);
 }
 
-static pid_t spawn(int cpu, const char *comm, int nice, long sleep_us)
-{
-	pid_t pid = fork();
-
-	if (!pid) {
-		struct timespec ts = { 0, sleep_us * 1000L };
-
-		pin_self(cpu);
-		prctl(PR_SET_NAME, comm);
-		if (nice && setpriority(PRIO_PROCESS, 0, nice))
-			_exit(91);
-		for (;;)
-			if (sleep_us)
-				nanosleep(&ts, NULL);
-	}
-	return pid;
-}
-
-static void stop(pid_t pid)
-{
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-}
-
 /*
  * Every sched sample an outlier for 0.3 s, with a hog and a sleeper
  * sharing a CPU so that records name culprits: no word of any record
@@ -735,8 +709,8 @@ TEST(trace_records_hold_no_kernel_address)
 	p.fd = fd;
 	ASSERT_EQ(0, gl_threshold(fd, GPULAT_FAM_SCHED, false, &was));
 	ASSERT_EQ(0, gl_threshold(fd, GPULAT_FAM_SCHED, true, &ns));
-	hog = spawn(cpu, "gl_hog", 0, 0);
-	sleeper = spawn(cpu, "gl_sleeper", 19, 1000);
+	hog = vm_spawn(cpu, "gl_hog", 0, 0);
+	sleeper = vm_spawn(cpu, "gl_sleeper", 19, 1000);
 	end = now_ns() + 300000000ULL;
 	while ((t = now_ns()) < end) {
 		if (poll(&p, 1, (end - t) / 1000000 + 1) != 1)
@@ -746,8 +720,8 @@ TEST(trace_records_hold_no_kernel_address)
 			continue;
 		check_records(_metadata, buf, n, &w);
 	}
-	stop(sleeper);
-	stop(hog);
+	vm_stop(sleeper);
+	vm_stop(hog);
 	ns = was;
 	gl_threshold(fd, GPULAT_FAM_SCHED, true, &ns);
 	close(fd);

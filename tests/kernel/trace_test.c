@@ -45,32 +45,6 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static pid_t spawn(int cpu, const char *comm, int nice, long sleep_us)
-{
-	pid_t pid = fork();
-
-	if (!pid) {
-		struct timespec ts = { 0, sleep_us * 1000L };
-
-		pin_self(cpu);
-		prctl(PR_SET_NAME, comm);
-		if (nice && setpriority(PRIO_PROCESS, 0, nice))
-			_exit(91);
-		for (;;)
-			if (sleep_us)
-				nanosleep(&ts, NULL);
-	}
-	return pid;
-}
-
-static void stop(pid_t pid)
-{
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-}
-
 static int sh(const char *fmt, ...)
 {
 	char cmd[512];
@@ -245,12 +219,12 @@ TEST(hog_named_as_culprit)
 	fd = open_reader();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, set_threshold(fd, GPULAT_FAM_SCHED, 1000000));
-	hog = spawn(VICTIM_CPU, "gl_hog", 0, 0);
-	victim = spawn(VICTIM_CPU, "gl_victim", 19, SLEEP_US);
+	hog = vm_spawn(VICTIM_CPU, "gl_hog", 0, 0);
+	victim = vm_spawn(VICTIM_CPU, "gl_victim", 19, SLEEP_US);
 	memset(&recs, 0, sizeof(recs));
 	collect_for(fd, 2000, 8000, victim, 40, &recs);
-	stop(victim);
-	stop(hog);
+	vm_stop(victim);
+	vm_stop(hog);
 	ASSERT_EQ(0, set_threshold(fd, GPULAT_FAM_SCHED, 5000000));
 
 	for (i = 0; i < recs.n; i++) {
@@ -331,13 +305,13 @@ TEST(irq_time_on_the_waiting_cpu)
 	fd = open_reader();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, set_threshold(fd, GPULAT_FAM_SCHED, 1000000));
-	hog = spawn(VICTIM_CPU, "gl_hog", 0, 0);
-	victim = spawn(VICTIM_CPU, "gl_victim", 19, SLEEP_US);
+	hog = vm_spawn(VICTIM_CPU, "gl_hog", 0, 0);
+	victim = vm_spawn(VICTIM_CPU, "gl_victim", 19, SLEEP_US);
 	sh("ping -q -c 3000 -i 0.002 -W 1 " HOST " >/dev/null 2>&1 &");
 	memset(&recs, 0, sizeof(recs));
 	collect_for(fd, 1500, 6000, victim, 20, &recs);
-	stop(victim);
-	stop(hog);
+	vm_stop(victim);
+	vm_stop(hog);
 	sh("killall ping >/dev/null 2>&1");
 	ASSERT_EQ(0, set_threshold(fd, GPULAT_FAM_SCHED, 5000000));
 	sh("echo 0-%ld > /proc/irq/%d/smp_affinity_list",
@@ -421,12 +395,12 @@ TEST(ring_overflow_counted)
 	self0 = trace_self_left();
 	fd = open_reader();	/* opens the gate: every sample from here */
 	ASSERT_LE(0, fd);
-	a = spawn(0, "gl_sleeper", 0, 100);
-	b = spawn(VICTIM_CPU % sysconf(_SC_NPROCESSORS_ONLN), "gl_sleeper", 0,
+	a = vm_spawn(0, "gl_sleeper", 0, 100);
+	b = vm_spawn(VICTIM_CPU % sysconf(_SC_NPROCESSORS_ONLN), "gl_sleeper", 0,
 		  100);
 	usleep(500000);
-	stop(a);
-	stop(b);
+	vm_stop(a);
+	vm_stop(b);
 	/* the gate closes: no record from here */
 	ASSERT_EQ(0, set_threshold(ctl, GPULAT_FAM_SCHED, 5000000));
 	after = sched_samples(ctl);
@@ -502,8 +476,8 @@ TEST(cli_trace_json)
 	if (sysconf(_SC_NPROCESSORS_ONLN) <= VICTIM_CPU)
 		SKIP(return, "needs %d CPUs", VICTIM_CPU + 1);
 	pin_self(0);
-	hog = spawn(VICTIM_CPU, "gl_hog", 0, 0);
-	victim = spawn(VICTIM_CPU, "gl_victim", 19, SLEEP_US);
+	hog = vm_spawn(VICTIM_CPU, "gl_hog", 0, 0);
+	victim = vm_spawn(VICTIM_CPU, "gl_victim", 19, SLEEP_US);
 	/* 8 s: 20 named records even where a busy host slows the guest */
 	p = popen("/gpulat/bin/gpulat trace -j -t sched=1ms -d 8", "r");
 	ASSERT_NE(NULL, p);
@@ -517,8 +491,8 @@ TEST(cli_trace_json)
 			named++;
 	}
 	EXPECT_EQ(0, pclose(p));
-	stop(victim);
-	stop(hog);
+	vm_stop(victim);
+	vm_stop(hog);
 	TH_LOG("%zu lines, %zu name the hog", lines, named);
 	EXPECT_LE(20, named);
 }

@@ -8,7 +8,12 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpulat_user.h"
@@ -87,5 +92,36 @@ static inline void needs_family(uint32_t fam)
 #define NEEDS_FAMILY(fam)						\
 	static void __attribute__((constructor)) needs_##fam(void)	\
 	{ needs_family(fam); }
+
+
+/*
+ * vm_spawn - a child on @cpu named @comm at @nice that sleeps @sleep_us in a
+ * loop (0: spins); vm_stop() kills and reaps it
+ */
+static inline pid_t vm_spawn(int cpu, const char *comm, int nice, long sleep_us)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		struct timespec ts = { 0, sleep_us * 1000L };
+
+		pin_self(cpu);
+		prctl(PR_SET_NAME, comm);
+		if (nice && setpriority(PRIO_PROCESS, 0, nice))
+			_exit(91);
+		for (;;)
+			if (sleep_us)
+				nanosleep(&ts, NULL);
+	}
+	return pid;
+}
+
+static inline void vm_stop(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
 
 #endif /* _GPULAT_VMTEST_H */
