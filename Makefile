@@ -41,7 +41,8 @@ module-clean:
 GUEST_TEST_SRCS := $(wildcard tests/kernel/*.c)
 GUEST_TESTS := $(patsubst tests/kernel/%.c,build/guest/tests/%,$(GUEST_TEST_SRCS))
 GUEST_SCRIPTS := $(patsubst tests/kernel/%,build/guest/tests/%,\
-		   $(wildcard tests/kernel/*.sh)) build/guest/tests/timeouts
+		   $(wildcard tests/kernel/*.sh)) build/guest/tests/timeouts \
+		 $(patsubst tests/lib/%,build/guest/lib/%,$(wildcard tests/lib/*.sh))
 
 guest: guest-user guest-tests
 
@@ -55,6 +56,11 @@ build/guest/tests/%: tests/kernel/%.c tests/kernel/vmtest.h $(USER_LIB_STATIC) |
 build/guest/tests/%.sh: tests/kernel/%.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
+
+# shell libraries of the guest's scripts, as /gpulat/lib
+build/guest/lib/%.sh: tests/lib/%.sh
+	@mkdir -p $(@D)
+	install -m 0644 $< $@
 
 build/guest/tests/timeouts: tests/kernel/timeouts
 	@mkdir -p $(@D)

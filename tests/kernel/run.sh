@@ -48,27 +48,8 @@ if [ $BUDGET = 1 ]; then
 	exit 0
 fi
 
-# now - seconds since boot, with hundredths
-now() { cut -d' ' -f1 /proc/uptime; }
-
-# descendants PID - PID's children, grandchildren, ... (from /proc)
-descendants() {
-	for s in /proc/[0-9]*/stat; do
-		read -r p _ _ pp _ <"$s" 2>/dev/null || continue
-		[ "$pp" = "$1" ] && { echo "$p"; descendants "$p"; }
-	done
-}
-
-# where PID... - each task's state and kernel stack, for a hung test
-where() {
-	for p in "$@"; do
-		[ -d "/proc/$p" ] || continue
-		echo "# pid $p ($(cat "/proc/$p/comm" 2>/dev/null))" \
-			"state $(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" \
-			"wchan $(cat "/proc/$p/wchan" 2>/dev/null)"
-		sed 's/^/#   /' "/proc/$p/stack" 2>/dev/null
-	done
-}
+# the watchdog: run_limited, now (tests/lib/watchdog.sh)
+. "${GPULAT_LIB:-/gpulat/lib}/watchdog.sh" || exit 1
 
 set -- $TESTS
 echo "TAP version 13"
@@ -77,30 +58,13 @@ n=0 fail=0 pass=0 skip=0
 for t in $TESTS; do
 	n=$((n + 1))
 	lim=$(limit "$t")
-	t0=$(now)
-	rm -f /tmp/test.timeout
-	./"$t" >/tmp/test.out 2>&1 &
-	pid=$!
-	# The watchdog notes where the test and its children were before it
-	# kills them: the output's last lines say which subtest was running.
-	( sleep "$lim"
-	  kill -0 $pid 2>/dev/null || exit 0
-	  kids=$(descendants $pid)
-	  where $pid $kids >/tmp/test.timeout
-	  kill -TERM $pid $kids 2>/dev/null
-	  sleep 3
-	  kill -KILL $pid $(descendants $pid) $kids 2>/dev/null ) &
-	wd=$!
-	wait $pid
-	rc=$?
-	kill $wd 2>/dev/null
-	wait $wd 2>/dev/null
-	secs=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+	run_limited "$lim" /tmp/test.out ./"$t"
+	rc=$RL_RC secs=$RL_SECS
 	sed 's/^/  /' /tmp/test.out
-	if [ -f /tmp/test.timeout ]; then
+	if [ -n "$RL_TIMEOUT" ]; then
 		echo "  # TIMEOUT: $t ran past its limit of ${lim}s; its last lines:"
 		tail -n 5 /tmp/test.out | sed 's/^/  #   /'
-		sed 's/^/  /' /tmp/test.timeout
+		sed 's/^/  /' "$RL_TIMEOUT"
 		echo "not ok $n $t # TIMEOUT ${lim}s"; fail=$((fail + 1))
 	elif [ $rc -eq 0 ]; then
 		echo "ok $n $t # time ${secs}s"; pass=$((pass + 1))

@@ -61,24 +61,8 @@ if [ $BUDGET = 1 ]; then
 fi
 
 export STRESS_QUICK=$QUICK
-now() { cut -d' ' -f1 /proc/uptime; }
-
-descendants() {
-	for s in /proc/[0-9]*/stat; do
-		read -r p _ _ pp _ 2>/dev/null <"$s" || continue
-		[ "$pp" = "$1" ] && { echo "$p"; descendants "$p"; }
-	done
-}
-
-where() {
-	for p in "$@"; do
-		[ -d "/proc/$p" ] || continue
-		echo "# pid $p ($(cat "/proc/$p/comm" 2>/dev/null))" \
-			"state $(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" \
-			"wchan $(cat "/proc/$p/wchan" 2>/dev/null)"
-		sed 's/^/#   /' "/proc/$p/stack" 2>/dev/null
-	done
-}
+# the watchdog: run_limited, now (tests/lib/watchdog.sh)
+. "${GPULAT_LIB:-/gpulat/lib}/watchdog.sh" || exit 1
 
 set -- $PARTS
 echo "TAP version 13"
@@ -95,37 +79,24 @@ for t in $PARTS; do
 	fi
 	lim=$(limit "$t")
 	t0=$(now)
-	rm -f /tmp/stress.timeout /tmp/stress.fifo
+	rm -f /tmp/stress.fifo
 	echo "# $t: started at ${t0}s, limit ${lim}s"
 	# the part's output as it comes, indented (a hang shows where it was)
 	mkfifo /tmp/stress.fifo
 	# line by line, unbuffered: killed below, it has printed every line
 	( while IFS= read -r l; do echo "  $l"; done ) </tmp/stress.fifo &
 	sedpid=$!
-	"$DIR/$t.sh" >/tmp/stress.fifo 2>&1 &
-	pid=$!
-	( sleep "$lim"
-	  kill -0 $pid 2>/dev/null || exit 0
-	  kids=$(descendants $pid)
-	  where $pid $kids >/tmp/stress.timeout
-	  kill -TERM $pid $kids 2>/dev/null
-	  sleep 3
-	  kill -KILL $pid $kids $(descendants $pid) 2>/dev/null ) &
-	wd=$!
-	wait $pid
-	rc=$?
-	kill $wd $(descendants $wd) 2>/dev/null
-	wait $wd 2>/dev/null
+	run_limited "$lim" /tmp/stress.fifo "$DIR/$t.sh"
+	rc=$RL_RC secs=$RL_SECS
 	# a process the part left behind may hold the fifo open
 	( sleep 5; kill $sedpid 2>/dev/null ) &
 	sw=$!
 	wait $sedpid
 	kill $sw 2>/dev/null
 	wait $sw 2>/dev/null
-	secs=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
-	if [ -f /tmp/stress.timeout ]; then
+	if [ -n "$RL_TIMEOUT" ]; then
 		echo "  # TIMEOUT: $t ran past its limit of ${lim}s"
-		sed 's/^/  /' /tmp/stress.timeout
+		sed 's/^/  /' "$RL_TIMEOUT"
 		echo "not ok $n $t # TIMEOUT ${lim}s"; fail=$((fail + 1))
 	elif [ "$rc" -eq 0 ]; then
 		echo "ok $n $t # time ${secs}s"; pass=$((pass + 1))
