@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Printing outlier trace records (gpulat trace, report, diagnose). */
-#ifndef _GPULAT_TRACE_H
-#define _GPULAT_TRACE_H
+#ifndef _GPULAT_USER_TRACE_H
+#define _GPULAT_USER_TRACE_H
 
 #include <stdio.h>
 
@@ -20,4 +20,4 @@ void trace_print_json(FILE *f, const struct gl_trace_rec *r,
 const char *trace_key_name(const struct gl_snapshot *names, uint32_t family,
 			   uint64_t key);
 
-#endif /* _GPULAT_TRACE_H */
+#endif /* _GPULAT_USER_TRACE_H */
