@@ -733,16 +733,18 @@ bool view_wants_family(const struct view *v, uint32_t family)
 
 /*
  * view_wants_series - whether @sr passes the FAMILY filter: its family
- * is named, or it is the NET_RX or NET_TX softirq and net is named (the
- * net family has no softirq probes of its own)
+ * is named, or its softirq vector belongs to a family that is (NET_RX
+ * and NET_TX to net, which has no softirq probes of its own)
  */
 bool view_wants_series(const struct view *v, const struct gpulat_series *sr)
 {
+	const struct gl_family_info *fi = gl_family(sr->family);
+	const struct gl_vector_info *vi = gl_vector_info(sr->key);
+
 	if (view_wants_family(v, sr->family))
 		return true;
-	return sr->family == GPULAT_FAM_SOFTIRQ &&
-	       view_wants_family(v, GPULAT_FAM_NET) &&
-	       (sr->key == VIEW_NET_TX_SOFTIRQ || sr->key == VIEW_NET_RX_SOFTIRQ);
+	return fi && fi->key == GL_KEY_VECTOR && vi && vi->also_family &&
+	       view_wants_family(v, vi->also_family);
 }
 
 /* view_family_name - table name of @family, or "family<N>" */

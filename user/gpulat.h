@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* gpulat tool: options, exit codes and the entry points of each view. */
-#ifndef _GPULAT_H
-#define _GPULAT_H
+#ifndef _GPULAT_USER_TOOL_H
+#define _GPULAT_USER_TOOL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -146,4 +146,4 @@ const char *control_reason(char *buf, size_t len, enum gpulat_cmd cmd,
 /* version.c: gpulat --version */
 int version_run(FILE *out);
 
-#endif /* _GPULAT_H */
+#endif /* _GPULAT_USER_TOOL_H */

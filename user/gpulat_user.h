@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "family.h"
 #include "uapi/gpulat.h"
 
 struct gl_snapshot;
@@ -111,14 +112,7 @@ uint64_t gl_hist_quantile(const struct gl_hist *h, uint32_t ppm);
 int gl_counter(const struct gl_snapshot *s, uint32_t family, uint32_t id,
 	       uint64_t *value);
 
-/* gl_family_name - "sched" for GPULAT_FAM_SCHED; NULL if unknown */
-const char *gl_family_name(uint32_t family);
-/* gl_family_lookup - family number of @name, or -ENOENT */
-int gl_family_lookup(const char *name);
-/* gl_family_count - entries of the family table, for gl_family_at() */
-size_t gl_family_count(void);
-/* gl_family_at - family number of table entry @i */
-uint32_t gl_family_at(size_t i);
+/* Families and series: family.h (gl_family_name, gl_series_info...). */
 
 /* gl_probe_state_name - "attached", "disabled", "missing", "failed" */
 const char *gl_probe_state_name(uint32_t state);

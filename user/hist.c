@@ -185,50 +185,11 @@ static int hist_walk(const struct gl_snapshot *s, const struct view *v,
 	return shown;
 }
 
-/*
- * hist_key_text - the key of @sr as people name it: "nullb0", "eth0",
- * "irq 11 eth0", "NET_RX", "pid 123 nv_queue"; "" when it has none.
- * Printable ASCII only (names come from the kernel).
- */
+/* hist_key_text - the key of @sr as people name it (gl_key_text) */
 const char *hist_key_text(char *buf, size_t len,
 			  const struct gpulat_series *sr)
 {
-	char name[GPULAT_NAME_LEN], raw[2 * GPULAT_NAME_LEN + 32];
-	bool named;
-
-	units_printable(name, sizeof(name), sr->key_name);
-	named = name[0] != '\0';
-	if (!hist_keyed(sr)) {
-		raw[0] = '\0';
-	} else if (sr->family == GPULAT_FAM_IRQ ||
-		   (sr->family == GPULAT_FAM_NVIDIA &&
-		    sr->id <= GPULAT_NV_THREAD_RUN)) {
-		/* bits 32-63 only tell handlers of a shared line apart */
-		snprintf(raw, sizeof(raw), "irq %u%s%s",
-			 (unsigned int)(sr->key & 0xffffffffu),
-			 named ? " " : "", name);
-	} else if (sr->family == GPULAT_FAM_NVIDIA &&
-		   sr->id == GPULAT_NV_KTHREAD_WAKE) {
-		snprintf(raw, sizeof(raw), "pid %llu%s%s",
-			 (unsigned long long)sr->key, named ? " " : "", name);
-	} else if (named) {
-		snprintf(raw, sizeof(raw), "%s", name);
-	} else if (sr->family == GPULAT_FAM_BLOCK) {
-		snprintf(raw, sizeof(raw), "dev %llu:%llu",
-			 (unsigned long long)(sr->key >> 20),
-			 (unsigned long long)(sr->key & 0xfffff));
-	} else if (sr->family == GPULAT_FAM_NET) {
-		snprintf(raw, sizeof(raw), "ifindex %llu",
-			 (unsigned long long)sr->key);
-	} else if (sr->family == GPULAT_FAM_SOFTIRQ) {
-		snprintf(raw, sizeof(raw), "vector %llu",
-			 (unsigned long long)sr->key);
-	} else {
-		snprintf(raw, sizeof(raw), "key %llu",
-			 (unsigned long long)sr->key);
-	}
-	snprintf(buf, len, "%s", raw);
-	return buf;
+	return gl_key_text(buf, len, sr);
 }
 
 /* hist_json_scheme - the "scheme" member: how to read the buckets */

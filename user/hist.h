@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Helpers of the hist view that the status view shares. */
-#ifndef _GPULAT_HIST_VIEW_H
-#define _GPULAT_HIST_VIEW_H
+#ifndef _GPULAT_USER_HIST_VIEW_H
+#define _GPULAT_USER_HIST_VIEW_H
 
 #include <stddef.h>
 
@@ -9,4 +9,4 @@ struct json;
 
 void hist_json_scheme(struct json *j);
 
-#endif /* _GPULAT_HIST_VIEW_H */
+#endif /* _GPULAT_USER_HIST_VIEW_H */

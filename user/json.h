@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* A small streaming JSON writer: one compact object per line. */
-#ifndef _GPULAT_JSON_H
-#define _GPULAT_JSON_H
+#ifndef _GPULAT_USER_JSON_H
+#define _GPULAT_USER_JSON_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,4 +29,4 @@ void json_null(struct json *j, const char *key);
 void json_str(struct json *j, const char *key, const char *s);
 void json_escape(FILE *f, const char *s);
 
-#endif /* _GPULAT_JSON_H */
+#endif /* _GPULAT_USER_JSON_H */

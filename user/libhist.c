@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libgpulat histograms: merge series, quantiles, counters and the name
- * tables of families and probe states.
+ * libgpulat histograms: merge series, quantiles, counters and the names
+ * of probe states.
  */
 #include <errno.h>
 #include <string.h>
@@ -9,56 +9,6 @@
 #include "gpulat_hist.h"
 #include "gpulat_user.h"
 #include "libinternal.h"
-
-/* The one table of probe families; numbers come from enum gpulat_family. */
-static const struct {
-	uint32_t family;
-	const char *name;
-} gl_families[] = {
-	{ GPULAT_FAM_SCHED, "sched" },
-	{ GPULAT_FAM_BLOCK, "block" },
-	{ GPULAT_FAM_NET, "net" },
-	{ GPULAT_FAM_IRQ, "irq" },
-	{ GPULAT_FAM_SOFTIRQ, "softirq" },
-	{ GPULAT_FAM_NVIDIA, "nvidia" },
-	{ GPULAT_FAM_MM, "mm" },
-};
-
-#define GL_NR_FAMILIES	ARRAY_SIZE(gl_families)
-
-/* gl_family_name - "sched" for GPULAT_FAM_SCHED; NULL if unknown */
-const char *gl_family_name(uint32_t family)
-{
-	size_t i;
-
-	for (i = 0; i < GL_NR_FAMILIES; i++)
-		if (gl_families[i].family == family)
-			return gl_families[i].name;
-	return NULL;
-}
-
-/* gl_family_lookup - family number of @name, or -ENOENT */
-int gl_family_lookup(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < GL_NR_FAMILIES; i++)
-		if (!strcmp(gl_families[i].name, name))
-			return gl_families[i].family;
-	return -ENOENT;
-}
-
-/* gl_family_count - entries of the family table */
-size_t gl_family_count(void)
-{
-	return GL_NR_FAMILIES;
-}
-
-/* gl_family_at - family number of table entry @i (0 past the end) */
-uint32_t gl_family_at(size_t i)
-{
-	return i < GL_NR_FAMILIES ? gl_families[i].family : 0;
-}
 
 /* gl_probe_state_name - text of enum gpulat_probe_state; NULL if unknown */
 const char *gl_probe_state_name(uint32_t state)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* libgpulat internals: the layout of struct gl_snapshot. */
-#ifndef _GPULAT_LIBINTERNAL_H
-#define _GPULAT_LIBINTERNAL_H
+#ifndef _GPULAT_USER_LIBINTERNAL_H
+#define _GPULAT_USER_LIBINTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,4 +54,4 @@ int gl_snapshot_build_blob(struct gl_snapshot *s);
  */
 void gl_load_hint(char *buf, size_t len);
 
-#endif /* _GPULAT_LIBINTERNAL_H */
+#endif /* _GPULAT_USER_LIBINTERNAL_H */

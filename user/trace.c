@@ -14,72 +14,16 @@
 #include "units.h"
 #include "watch.h"
 
-static const char *const block_ops[] = {
-	"read", "write", "flush", "discard", "other",
-};
-
-static const char *const softirq_vecs[GPULAT_SOFTIRQ_NR_VECS] = {
-	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
-	"SCHED", "HRTIMER", "RCU",
-};
-
-/* trace_series_name - the module's series names, known without a snapshot */
-const char *trace_series_name(char *buf, size_t len, uint32_t family,
-			      uint32_t series)
-{
-	static const char *const sched[] = { "wakeup", "preempt" };
-	static const char *const net[] = { "tx", "backlog" };
-	static const char *const nvidia[] = {
-		"hardirq", "thread.wake", "thread.run", "kthread.wake",
-	};
-	static const char *const mm[] = {
-		"direct_reclaim", "compaction", "compaction_bg",
-	};
-	const char *fam = gl_family_name(family), *s = NULL;
-
-	switch (family) {
-	case GPULAT_FAM_SCHED:
-		s = series < ARRAY_SIZE(sched) ? sched[series] : NULL;
-		break;
-	case GPULAT_FAM_BLOCK:
-		if (series / 2 < ARRAY_SIZE(block_ops)) {
-			snprintf(buf, len, "block.%s.%s", block_ops[series / 2],
-				 series % 2 ? "device" : "queue");
-			return buf;
-		}
-		break;
-	case GPULAT_FAM_NET:
-		s = series < ARRAY_SIZE(net) ? net[series] : NULL;
-		break;
-	case GPULAT_FAM_IRQ:
-		s = series == GPULAT_IRQ_HANDLER ? "handler" : NULL;
-		break;
-	case GPULAT_FAM_SOFTIRQ:
-		if (series / 2 < GPULAT_SOFTIRQ_NR_VECS)
-			s = series % 2 ? "run" : "wait";
-		break;
-	case GPULAT_FAM_NVIDIA:
-		s = series < ARRAY_SIZE(nvidia) ? nvidia[series] : NULL;
-		break;
-	case GPULAT_FAM_MM:
-		s = series < ARRAY_SIZE(mm) ? mm[series] : NULL;
-		break;
-	}
-	if (fam && s)
-		snprintf(buf, len, "%s.%s", fam, s);
-	else
-		snprintf(buf, len, "family%u.series%u", family, series);
-	return buf;
-}
-
 /* trace_key_name - the key's name as a snapshot lists it, or NULL */
 const char *trace_key_name(const struct gl_snapshot *names, uint32_t family,
 			   uint64_t key)
 {
+	const struct gl_family_info *fi = gl_family(family);
+	const struct gl_vector_info *vi = gl_vector_info(key);
 	size_t i, n = names ? gl_snapshot_nr_series(names) : 0;
 
-	if (family == GPULAT_FAM_SOFTIRQ && key < GPULAT_SOFTIRQ_NR_VECS)
-		return softirq_vecs[key];
+	if (fi && fi->key == GL_KEY_VECTOR && vi)
+		return vi->name;
 	for (i = 0; i < n; i++) {
 		const struct gpulat_series *sr = gl_snapshot_series(names, i);
 
@@ -89,23 +33,12 @@ const char *trace_key_name(const struct gl_snapshot *names, uint32_t family,
 	return NULL;
 }
 
-/* The kinds of key, as the text line labels them. */
+/* key_label - the kind of key, as the text line labels it; NULL: none */
 static const char *key_label(uint32_t family)
 {
-	switch (family) {
-	case GPULAT_FAM_BLOCK:
-		return "disk";
-	case GPULAT_FAM_NET:
-		return "dev";
-	case GPULAT_FAM_IRQ:
-		return "irq";
-	case GPULAT_FAM_SOFTIRQ:
-		return "vec";
-	case GPULAT_FAM_NVIDIA:
-		return "nv";
-	default:
-		return NULL;
-	}
+	const struct gl_family_info *fi = gl_family(family);
+
+	return fi ? fi->key_label : NULL;
 }
 
 static bool has_key(const struct gpulat_rec_sample *s)
@@ -152,7 +85,7 @@ void trace_print_text(FILE *f, const struct gl_trace_rec *r,
 		return;
 	}
 	fprintf(f, "%s %s",
-		trace_series_name(b, sizeof(b), s->family, s->series),
+		gl_series_name(b, sizeof(b), s->family, s->series),
 		units_ns(a, sizeof(a), s->latency_ns));
 	if (has_key(s)) {
 		kn = trace_key_name(names, s->family, s->key);
@@ -237,9 +170,8 @@ void trace_print_json(FILE *f, const struct gl_trace_rec *r,
 	} else if (r->type == GPULAT_REC_SAMPLE) {
 		json_str(&j, "family", gl_family_name(s->family) ?
 			 gl_family_name(s->family) : "unknown");
-		json_str(&j, "series", trace_series_name(b, sizeof(b),
-							 s->family,
-							 s->series));
+		json_str(&j, "series", gl_series_name(b, sizeof(b),
+						      s->family, s->series));
 		json_u64(&j, "latency_ns", s->latency_ns);
 		if (has_key(s)) {
 			json_u64(&j, "key", s->key);

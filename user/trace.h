@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Printing outlier trace records (gpulat trace, report, diagnose). */
-#ifndef _GPULAT_TRACE_H
-#define _GPULAT_TRACE_H
+#ifndef _GPULAT_USER_TRACE_H
+#define _GPULAT_USER_TRACE_H
 
 #include <stdio.h>
 
@@ -16,11 +16,8 @@ void trace_print_text(FILE *f, const struct gl_trace_rec *r,
 /* trace_print_json - one JSON object and a newline (JSON lines) */
 void trace_print_json(FILE *f, const struct gl_trace_rec *r,
 		      const struct gl_snapshot *names);
-/* trace_series_name - "sched.wakeup" for (family, series) */
-const char *trace_series_name(char *buf, size_t len, uint32_t family,
-			      uint32_t series);
 /* trace_key_name - the key's name in @names, or NULL */
 const char *trace_key_name(const struct gl_snapshot *names, uint32_t family,
 			   uint64_t key);
 
-#endif /* _GPULAT_TRACE_H */
+#endif /* _GPULAT_USER_TRACE_H */

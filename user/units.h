@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Human units and line wrapping for the text views. */
-#ifndef _GPULAT_UNITS_H
-#define _GPULAT_UNITS_H
+#ifndef _GPULAT_USER_UNITS_H
+#define _GPULAT_USER_UNITS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -29,4 +29,4 @@ void wrap_begin(struct wrap *w, FILE *f, const char *first, size_t indent);
 void wrap_add(struct wrap *w, const char *sep, const char *token);
 void wrap_end(struct wrap *w);
 
-#endif /* _GPULAT_UNITS_H */
+#endif /* _GPULAT_USER_UNITS_H */

@@ -20,11 +20,11 @@ USER_AR ?= ar
 USER_PYTHON ?= python3
 USER_OPT ?= -O2 -g
 USER_WARN := -Wall -Wextra -Werror
-USER_INC := -I user -I kmod
+USER_INC := -I user -I user/lib -I kmod
 USER_CPPFLAGS := -D_GNU_SOURCE $(USER_INC) -MMD -MP
 USER_CFLAGS := $(USER_OPT) $(USER_WARN) -std=gnu11
 
-USER_SRCS := $(wildcard user/*.c)
+USER_SRCS := $(wildcard user/*.c user/lib/*.c)
 USER_LIB_SRCS := $(filter-out user/gpulat.c,$(USER_SRCS))
 
 # Normal build.
@@ -162,10 +162,10 @@ $(USER_FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(USER_FUZZ_OBJS)
 # Seeds: valid snapshots made by the unit tests' blob builder, plus the
 # small files committed under tests/fuzz/corpus/<name>/.
 $(USER_FUZZ_OUT)/gen_seeds: tests/fuzz/gen_seeds.c tests/unit/blob.c \
-			    tests/unit/blob.h
+			    tests/unit/blob.h $(USER_LIB)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CPPFLAGS) -I tests/unit $(USER_CFLAGS) -o $@ \
-		tests/fuzz/gen_seeds.c tests/unit/blob.c
+		tests/fuzz/gen_seeds.c tests/unit/blob.c $(USER_LIB) -lm
 
 $(USER_FUZZ_SEEDS): $(USER_FUZZ_OUT)/gen_seeds
 	@rm -rf $(@D) && mkdir -p $(@D)/snapshot

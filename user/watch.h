@@ -4,8 +4,8 @@
  * and at the end, and the outlier trace meanwhile.  diagnose and report
  * are built on it.
  */
-#ifndef _GPULAT_WATCH_H
-#define _GPULAT_WATCH_H
+#ifndef _GPULAT_USER_WATCH_H
+#define _GPULAT_USER_WATCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -60,4 +60,4 @@ void watch_stop_on_signal(void);
 void watch_request_stop(void);
 bool watch_stopped(void);
 
-#endif /* _GPULAT_WATCH_H */
+#endif /* _GPULAT_USER_WATCH_H */
