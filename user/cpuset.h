@@ -9,8 +9,8 @@
  * one (it is no CPU).  A set is a plain value: no allocation, copied by
  * assignment, empty when zeroed.
  */
-#ifndef GPULAT_USER_CPUSET_H
-#define GPULAT_USER_CPUSET_H
+#ifndef _GPULAT_USER_CPUSET_H
+#define _GPULAT_USER_CPUSET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,4 +51,4 @@ int cpuset_parse(struct cpuset *s, const char *list);
 /* cpuset_format - @s as a CPU list "0-3,8"; "" when empty; cut to @len; @buf */
 char *cpuset_format(char *buf, size_t len, const struct cpuset *s);
 
-#endif /* GPULAT_USER_CPUSET_H */
+#endif /* _GPULAT_USER_CPUSET_H */

@@ -380,7 +380,7 @@ int diag_analyze_tasks(const struct watch *w, const struct diag_tasks *used,
 	for (l = 0; l < DIAG_NR_LAYERS; l++) {
 		struct diag_layer_res *L = &r->layer[l];
 
-		L->measured = diag_family_on(w->end, diag_families[l],
+		L->measured = diag_family_on(w->end, diag_layer_family(l),
 					     L->why_not, sizeof(L->why_not));
 	}
 	ret = diag_items(r, w);

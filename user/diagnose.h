@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* gpulat diagnose: rank the layers by how likely each causes the spikes. */
-#ifndef GPULAT_USER_DIAGNOSE_H
-#define GPULAT_USER_DIAGNOSE_H
+#ifndef _GPULAT_USER_DIAGNOSE_H
+#define _GPULAT_USER_DIAGNOSE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -131,4 +131,4 @@ int diag_rules_check(char *why, size_t len);
 /* The bar of an abnormal layer: waits beyond normal, ns per s watched. */
 #define DIAG_BAR_NS_PER_S	5000000.0
 
-#endif /* GPULAT_USER_DIAGNOSE_H */
+#endif /* _GPULAT_USER_DIAGNOSE_H */

@@ -431,7 +431,7 @@ static void diag_notes(struct diag_result *r, const struct watch *w)
 			gl_snapshot_counter(w->window, i);
 
 		for (l = 0; l < DIAG_NR_LAYERS; l++)
-			if (diag_families[l] == c->family)
+			if (diag_layer_family(l) == c->family)
 				r->layer[l].drops += c->value;
 	}
 	for (l = 0; l < DIAG_NR_LAYERS; l++) {

@@ -6,8 +6,8 @@
  * the processes, diagnose_advice.c writes the advice and the notes,
  * diagnose_print.c prints text and JSON, diagnose_tasks.c reads /proc.
  */
-#ifndef GPULAT_USER_DIAGNOSE_INT_H
-#define GPULAT_USER_DIAGNOSE_INT_H
+#ifndef _GPULAT_USER_DIAGNOSE_INT_H
+#define _GPULAT_USER_DIAGNOSE_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -166,12 +166,13 @@ enum diag_xid_class {
 
 extern const char *const diag_names[DIAG_NR_LAYERS];
 extern const char *const diag_titles[DIAG_NR_LAYERS];
-/* the family whose probes measure each layer */
-extern const uint32_t diag_families[DIAG_NR_LAYERS];
+/* diag_layer_family - the family whose probes measure layer @l */
+uint32_t diag_layer_family(enum diag_layer l);
 
 /*
- * diag_rule_of - how series @sr counts (its row of the rules); false for
- * one that does not (background compaction: no task waits for it)
+ * diag_rule_of - how series @sr counts (its row of the family table);
+ * false for one that does not (background compaction: no task waits
+ * for it)
  */
 bool diag_rule_of(const struct gpulat_series *sr, struct diag_rule *r);
 /* diag_xid_meaning - what Xid @code means, and its class in *@cls */
@@ -222,4 +223,4 @@ const char *diag_score_text(char *buf, size_t len, double score);
 /* diag_root - the folder read in place of / ($GPULAT_SYSROOT), or "" */
 const char *diag_root(void);
 
-#endif /* GPULAT_USER_DIAGNOSE_INT_H */
+#endif /* _GPULAT_USER_DIAGNOSE_INT_H */

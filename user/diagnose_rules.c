@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gpulat diagnose: the rules as data.  How each series counts (its layer,
- * its expected p99, its weight) is a row of diag_rules below, found by
- * family; the expected p99s are the table of Documentation/runbook.rst,
- * section "gpulat diagnose".  Every family of the module has its entry:
- * a family added to the ABI without one does not build (the array's size
- * is checked against GPULAT_FAM_MAX), and an entry left empty fails
- * diag_rules_check(), which the unit tests run.
+ * its expected p99, its weight, whether it is judged at all) is its row of
+ * the family table, user/lib/family.c, the one table of families in user
+ * space; the expected p99s are the table of Documentation/runbook.rst,
+ * section "gpulat diagnose".  A family the ABI adds without a row there
+ * does not build; one with no series judged, or a rule out of range,
+ * fails diag_rules_check(), which the unit tests run.  Here: the layers'
+ * names and the meaning of the Xid codes.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,176 +31,84 @@ const char *const diag_titles[DIAG_NR_LAYERS] = {
 	[DIAG_MEMORY]	= "memory (reclaim and compaction stalls)",
 };
 
-/* The families whose probes measure each layer. */
-const uint32_t diag_families[DIAG_NR_LAYERS] = {
-	[DIAG_DRIVER]	= GPULAT_FAM_NVIDIA,
-	[DIAG_NETWORK]	= GPULAT_FAM_NET,
-	[DIAG_STORAGE]	= GPULAT_FAM_BLOCK,
-	[DIAG_SCHED]	= GPULAT_FAM_SCHED,
-	[DIAG_MEMORY]	= GPULAT_FAM_MM,
-};
-
 /* diag_layer_name - "driver", "network", "storage", "scheduler", "memory" */
 const char *diag_layer_name(enum diag_layer l)
 {
 	return l < DIAG_NR_LAYERS ? diag_names[l] : "none";
 }
 
-#define US	1000ULL
-#define MS	1000000ULL
+/* The layers of the family table are diagnose's, in the same order. */
+_Static_assert((int)GL_NR_LAYERS == (int)DIAG_NR_LAYERS &&
+	       (int)GL_LAYER_DRIVER == (int)DIAG_DRIVER &&
+	       (int)GL_LAYER_NETWORK == (int)DIAG_NETWORK &&
+	       (int)GL_LAYER_STORAGE == (int)DIAG_STORAGE &&
+	       (int)GL_LAYER_SCHED == (int)DIAG_SCHED &&
+	       (int)GL_LAYER_MEMORY == (int)DIAG_MEMORY,
+	       "enum gl_layer (family.h) and enum diag_layer differ");
 
-/*
- * One row: the series of its family whose id / @div lies in [@first,
- * @last] (and, with @key_prefix, whose key name starts so) count in
- * @layer with @expect_ns and @weight percent.  The first row that matches
- * wins; a series no row matches does not count.
- */
-struct diag_rule_row {
-	uint32_t div, first, last;
-	const char *key_prefix;
-	enum diag_layer layer;
-	uint64_t expect_ns;
-	unsigned int weight;
-};
-
-static const struct diag_rule_row diag_rows_sched[] = {
-	{ 1, GPULAT_SCHED_WAKEUP, GPULAT_SCHED_WAKEUP, NULL,
-	  DIAG_SCHED, 1 * MS, 100 },
-	/* CPU-bound threads taking turns: slices of ms */
-	{ 1, GPULAT_SCHED_PREEMPT, GPULAT_SCHED_PREEMPT, NULL,
-	  DIAG_SCHED, 5 * MS, 50 },
-};
-
-static const struct diag_rule_row diag_rows_block[] = {
-	/* id = GPULAT_BLOCK_SERIES(op, kind): by op */
-	/* flushes and discards of healthy disks take longer */
-	{ 2, GPULAT_BLOCK_FLUSH, GPULAT_BLOCK_DISCARD, NULL,
-	  DIAG_STORAGE, 50 * MS, 100 },
-	{ 2, 0, GPULAT_BLOCK_NR_OPS - 1, NULL, DIAG_STORAGE, 20 * MS, 100 },
-};
-
-static const struct diag_rule_row diag_rows_net[] = {
-	{ 1, GPULAT_NET_TX, GPULAT_NET_BACKLOG, NULL,
-	  DIAG_NETWORK, 1 * MS, 100 },
-};
-
-static const struct diag_rule_row diag_rows_irq[] = {
-	/* an NVIDIA handler is the driver's; others take CPU time */
-	{ 1, GPULAT_IRQ_HANDLER, GPULAT_IRQ_HANDLER, "nvidia",
-	  DIAG_DRIVER, 100 * US, 100 },
-	{ 1, GPULAT_IRQ_HANDLER, GPULAT_IRQ_HANDLER, NULL,
-	  DIAG_SCHED, 100 * US, 100 },
-};
-
-static const struct diag_rule_row diag_rows_softirq[] = {
-	/* id = vector * 2 + kind; net_rx_action() stops after 2 ms; so may a wait */
-	{ 2, VIEW_NET_TX_SOFTIRQ, VIEW_NET_RX_SOFTIRQ, NULL,
-	  DIAG_NETWORK, 2 * MS, 100 },
-	{ 2, 0, GPULAT_SOFTIRQ_NR_VECS - 1, NULL, DIAG_SCHED, 2 * MS, 50 },
-};
-
-static const struct diag_rule_row diag_rows_nvidia[] = {
-	{ 1, GPULAT_NV_HARDIRQ, GPULAT_NV_HARDIRQ, NULL,
-	  DIAG_DRIVER, 100 * US, 100 },
-	{ 1, GPULAT_NV_THREAD_WAKE, GPULAT_NV_THREAD_WAKE, NULL,
-	  DIAG_DRIVER, 500 * US, 100 },
-	{ 1, GPULAT_NV_THREAD_RUN, GPULAT_NV_KTHREAD_WAKE, NULL,
-	  DIAG_DRIVER, 1 * MS, 100 },
-};
-
-static const struct diag_rule_row diag_rows_mm[] = {
-	/* not GPULAT_MM_COMPACTION_BG: no task waits for kcompactd */
-	{ 1, GPULAT_MM_DIRECT_RECLAIM, GPULAT_MM_COMPACTION, NULL,
-	  DIAG_MEMORY, 1 * MS, 100 },
-};
-
-struct diag_family_rules {
-	const struct diag_rule_row *rows;
-	size_t nr;
-};
-
-#define DIAG_ROWS(a)	{ a, ARRAY_SIZE(a) }
-
-/* Every family of the ABI, by number. */
-static const struct diag_family_rules diag_rules[] = {
-	[GPULAT_FAM_SCHED]	= DIAG_ROWS(diag_rows_sched),
-	[GPULAT_FAM_BLOCK]	= DIAG_ROWS(diag_rows_block),
-	[GPULAT_FAM_NET]	= DIAG_ROWS(diag_rows_net),
-	[GPULAT_FAM_IRQ]	= DIAG_ROWS(diag_rows_irq),
-	[GPULAT_FAM_SOFTIRQ]	= DIAG_ROWS(diag_rows_softirq),
-	[GPULAT_FAM_NVIDIA]	= DIAG_ROWS(diag_rows_nvidia),
-	[GPULAT_FAM_MM]		= DIAG_ROWS(diag_rows_mm),
-};
-
-_Static_assert(ARRAY_SIZE(diag_rules) == GPULAT_FAM_MAX,
-	       "a family of the ABI has no diagnosis rules (diag_rules)");
-
-/* diag_row_matches - whether @row covers series @sr */
-static bool diag_row_matches(const struct diag_rule_row *row,
-			     const struct gpulat_series *sr)
+/* diag_layer_family - see diagnose_int.h */
+uint32_t diag_layer_family(enum diag_layer l)
 {
-	uint32_t id = sr->id / row->div;
-
-	if (id < row->first || id > row->last)
-		return false;
-	return !row->key_prefix ||
-	       !strncmp(sr->key_name, row->key_prefix,
-			strlen(row->key_prefix));
+	return gl_layer_family((enum gl_layer)l);
 }
 
-/* diag_rule_of - see diagnose_int.h */
+/* diag_rule_of - see diagnose_int.h: the series' row of the family table */
 bool diag_rule_of(const struct gpulat_series *sr, struct diag_rule *r)
 {
-	const struct diag_family_rules *fr;
-	size_t i;
+	const struct gl_series_info *si = gl_series_info(sr->family, sr->id);
+	enum gl_layer layer;
 
-	if (sr->family >= ARRAY_SIZE(diag_rules))
+	if (!si || !si->judged)
 		return false;
-	fr = &diag_rules[sr->family];
-	for (i = 0; i < fr->nr; i++) {
-		const struct diag_rule_row *row = &fr->rows[i];
-
-		if (!diag_row_matches(row, sr))
-			continue;
-		r->layer = row->layer;
-		r->expect_ns = row->expect_ns;
-		r->weight = row->weight;
-		return true;
-	}
-	return false;
+	layer = gl_series_layer(si, sr->key_name);
+	if (layer >= GL_NR_LAYERS)
+		return false;
+	r->layer = (enum diag_layer)layer;
+	r->expect_ns = si->expect_p99_ns;
+	r->weight = si->weight;
+	return true;
 }
 
 /* diag_rules_check - see diagnose.h */
 int diag_rules_check(char *why, size_t len)
 {
-	uint32_t f;
-	size_t i;
+	uint32_t f, id;
+	size_t judged;
+	int l;
 
 	for (f = 1; f < GPULAT_FAM_MAX; f++) {
-		const struct diag_family_rules *fr = &diag_rules[f];
-		const char *name = gl_family_name(f);
+		const struct gl_family_info *fi = gl_family(f);
 
-		if (!fr->nr) {
-			snprintf(why, len, "family %u (%s) has no diagnosis rules",
-				 f, name ? name : "?");
+		if (!fi) {
+			snprintf(why, len, "family %u has no row in the family table",
+				 f);
 			return -EINVAL;
 		}
-		for (i = 0; i < fr->nr; i++) {
-			const struct diag_rule_row *row = &fr->rows[i];
+		for (id = 0, judged = 0; id < fi->nr_series; id++) {
+			const struct gl_series_info *si = gl_series_info(f, id);
 
-			if (!row->div || row->first > row->last ||
-			    row->layer >= DIAG_NR_LAYERS || !row->expect_ns ||
-			    !row->weight || row->weight > 100) {
+			if (!si || !si->judged)
+				continue;
+			judged++;
+			if (si->layer >= GL_NR_LAYERS || !si->expect_p99_ns ||
+			    !si->weight || si->weight > 100) {
 				snprintf(why, len,
-					 "family %u (%s): rule %zu is not valid",
-					 f, name ? name : "?", i);
+					 "%s: the diagnosis rule is not valid",
+					 si->name);
 				return -EINVAL;
 			}
 		}
+		if (!judged) {
+			snprintf(why, len,
+				 "family %s has no series a diagnosis judges",
+				 fi->name);
+			return -EINVAL;
+		}
 	}
-	for (i = 0; i < DIAG_NR_LAYERS; i++) {
-		if (!diag_families[i] || diag_families[i] >= GPULAT_FAM_MAX) {
-			snprintf(why, len, "layer %s has no family", diag_names[i]);
+	for (l = 0; l < DIAG_NR_LAYERS; l++) {
+		if (!diag_layer_family(l)) {
+			snprintf(why, len, "no family measures the %s layer",
+				 diag_names[l]);
 			return -EINVAL;
 		}
 	}

@@ -8,8 +8,8 @@
  * as an "absent: why" line and listed in the MANIFEST, never an error;
  * errors are only failures to write the report itself.
  */
-#ifndef GPULAT_USER_HOSTFACTS_H
-#define GPULAT_USER_HOSTFACTS_H
+#ifndef _GPULAT_USER_HOSTFACTS_H
+#define _GPULAT_USER_HOSTFACTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -175,4 +175,4 @@ void hostfacts_free(struct hostfacts *h);
 /* Kernel log lines the report keeps (the last ones). */
 #define HF_KMSG_KEEP	200
 
-#endif /* GPULAT_USER_HOSTFACTS_H */
+#endif /* _GPULAT_USER_HOSTFACTS_H */

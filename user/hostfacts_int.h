@@ -8,8 +8,8 @@
  * files on IRQs, CPUs, memory and PCIe; hostfacts.c the start and the end
  * of a report and the files on the kernel.
  */
-#ifndef GPULAT_USER_HOSTFACTS_INT_H
-#define GPULAT_USER_HOSTFACTS_INT_H
+#ifndef _GPULAT_USER_HOSTFACTS_INT_H
+#define _GPULAT_USER_HOSTFACTS_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -82,4 +82,4 @@ int hf_write_thp(struct hostfacts *h, struct bundle *b, const char *vm_start);
 int hf_write_pcie(struct hostfacts *h, struct bundle *b,
 		  const struct hf_pci_fn *fn, size_t nr, int err);
 
-#endif /* GPULAT_USER_HOSTFACTS_INT_H */
+#endif /* _GPULAT_USER_HOSTFACTS_INT_H */
