@@ -25,7 +25,7 @@ int diagnose_run(const struct gpulat_opts *o)
 
 	fd = gpulat_open_device(&major, &minor, stderr);
 	if (fd < 0)
-		return -fd;
+		return -fd;	/* gpulat_open_device(): minus an exit code */
 	if (!o->json)
 		fprintf(stderr, "gpulat: watching every family for %.3gs...\n",
 			duration);
