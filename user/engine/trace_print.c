@@ -1,18 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* gpulat trace: outliers as they happen, and how records are printed. */
-#include <errno.h>
+/*
+ * Printing outlier trace records as text or JSON lines (gpulat trace,
+ * report, diagnose).
+ */
 #include <inttypes.h>
-#include <poll.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "gpulat.h"
 #include "json.h"
 #include "trace.h"
 #include "units.h"
-#include "watch.h"
 
 /* trace_key_name - the key's name as a snapshot lists it, or NULL */
 const char *trace_key_name(const struct gl_snapshot *names, uint32_t family,
@@ -41,9 +37,15 @@ static const char *key_label(uint32_t family)
 	return fi ? fi->key_label : NULL;
 }
 
+/* trace_has_key - whether samples of @family have a key worth naming */
+bool trace_has_key(uint32_t family)
+{
+	return key_label(family) != NULL;
+}
+
 static bool has_key(const struct gpulat_rec_sample *s)
 {
-	return key_label(s->family) != NULL;
+	return trace_has_key(s->family);
 }
 
 static void print_time(FILE *f, uint64_t ns)
@@ -211,98 +213,4 @@ void trace_print_json(FILE *f, const struct gl_trace_rec *r,
 	}
 	json_object_end(&j);
 	json_end(&j);
-}
-
-struct trace_out {
-	const struct gpulat_opts *o;
-	struct gl_snapshot *names;
-	int fd;
-	uint64_t samples, events;
-	time_t names_at;
-	bool write_failed;
-};
-
-/* trace_out_rec - print one record as it arrives */
-static void trace_out_rec(const struct gl_trace_rec *r, void *arg)
-{
-	struct trace_out *t = arg;
-	struct gl_snapshot *s;
-	time_t now = time(NULL);
-
-	if (r->type == GPULAT_REC_SAMPLE) {
-		t->samples++;
-		/* a key born after the last snapshot: fetch names again */
-		if (has_key(&r->u.sample) && now != t->names_at &&
-		    !trace_key_name(t->names, r->u.sample.family,
-				    r->u.sample.key) &&
-		    !gl_snapshot_take(t->fd, &s)) {
-			gl_snapshot_free(t->names);
-			t->names = s;
-			t->names_at = now;
-		}
-	} else if (r->type == GPULAT_REC_EVENT) {
-		t->events++;
-	}
-	if (t->o->json)
-		trace_print_json(stdout, r, t->names);
-	else
-		trace_print_text(stdout, r, t->names);
-	/* a closed pipe (gpulat trace | head): stop, thresholds put back */
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		t->write_failed = true;
-		watch_request_stop();
-	}
-}
-
-int trace_run(const struct gpulat_opts *o)
-{
-	struct trace_out t = { .o = o };
-	char a[UNITS_LEN];
-	struct watch w;
-	uint32_t major, minor;
-	size_t f;
-	int fd, ret;
-
-	fd = gpulat_open_device(&major, &minor, stderr);
-	if (fd < 0)
-		return -fd;
-	if (minor < 2) {
-		fprintf(stderr,
-			"gpulat: the loaded module (ABI %u.%u) has no outlier trace; load one of ABI 1.2 or later\n",
-			major, minor);
-		close(fd);
-		return GPULAT_EXIT_INCOMPATIBLE;
-	}
-	t.fd = fd;
-	if (gl_snapshot_take(fd, &t.names))
-		t.names = NULL;	/* keys print as numbers */
-	t.names_at = time(NULL);
-	watch_stop_on_signal();
-	ret = watch_run(fd, o->has_duration ? o->duration_s : 0, 0, false,
-			o->thresholds, o->thresholds_set, &w, trace_out_rec,
-			&t, stderr);
-	if (!ret) {
-		if (!o->json) {
-			fprintf(stderr, "gpulat: %" PRIu64 " outliers, %" PRIu64
-				" events, %" PRIu64 " records lost; thresholds:",
-				t.samples, t.events, w.lost);
-			for (f = 1; f < GPULAT_FAM_MAX; f++)
-				fprintf(stderr, " %s=%s",
-					gl_family_name(f) ?
-					gl_family_name(f) : "?",
-					w.thresholds[f] ?
-					units_ns(a, sizeof(a),
-						 w.thresholds[f]) : "off");
-			fputc('\n', stderr);
-		}
-		watch_free(&w);
-	}
-	gl_snapshot_free(t.names);
-	close(fd);
-	if (!ret && t.write_failed) {
-		fprintf(stderr, "gpulat: writing the trace failed: %s\n",
-			strerror(errno));
-		ret = GPULAT_EXIT_ERROR;
-	}
-	return ret;
 }

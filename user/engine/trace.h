@@ -3,6 +3,8 @@
 #ifndef _GPULAT_USER_TRACE_H
 #define _GPULAT_USER_TRACE_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "gpulat_user.h"
@@ -16,6 +18,8 @@ void trace_print_text(FILE *f, const struct gl_trace_rec *r,
 /* trace_print_json - one JSON object and a newline (JSON lines) */
 void trace_print_json(FILE *f, const struct gl_trace_rec *r,
 		      const struct gl_snapshot *names);
+/* trace_has_key - whether samples of @family have a key worth naming */
+bool trace_has_key(uint32_t family);
 /* trace_key_name - the key's name in @names, or NULL */
 const char *trace_key_name(const struct gl_snapshot *names, uint32_t family,
 			   uint64_t key);
