@@ -5,9 +5,9 @@
  *
  * A set holds the CPUs 0 to CPUSET_MAX_CPUS - 1, the most any kernel
  * allows (NR_CPUS is at most 8192); CPU c is bit c % 64 of w[c / 64].  A
- * CPU list naming a higher number does not parse; cpuset_add() ignores
- * one (it is no CPU).  A set is a plain value: no allocation, copied by
- * assignment, empty when zeroed.
+ * CPU list naming a higher number does not parse, and cpuset_add() refuses
+ * one (diagnose drops such numbers: they are no CPU).  A set is a plain
+ * value of 1 KiB: no allocation, copied by assignment, empty when zeroed.
  */
 #ifndef _GPULAT_USER_CPUSET_H
 #define _GPULAT_USER_CPUSET_H

@@ -111,10 +111,6 @@ static bool diag_still_there(const struct diag_culprit *c, int32_t pid)
 }
 
 /*
- * diag_advise_culprits - release or move the processes named as culprits;
- * none for one that exited, or whose pid another task holds now
- */
-/*
  * diag_advise_pair - one advice for the two top culprits when they are
  * alike (same name, same CPUs, both still there, neither a miner): two
  * copies of one job.  True when it advised.
@@ -149,6 +145,10 @@ static bool diag_advise_pair(struct diag_layer_res *L)
 	return true;
 }
 
+/*
+ * diag_advise_culprits - release or move the processes named as culprits;
+ * none for one that exited, or whose pid another task holds now
+ */
 static void diag_advise_culprits(struct diag_layer_res *L)
 {
 	char doing[128], comm[GPULAT_COMM_LEN];
