@@ -750,7 +750,7 @@ int hist_run(const struct gpulat_opts *o)
 	if (o->input) {
 		ret = gpulat_load_input(o->input, o->from, &s, stderr);
 		if (ret)
-			return ret;
+			return gpulat_input_exit(ret);
 		if (o->from) {
 			h = gl_snapshot_header(s);
 			v.is_interval = true;
@@ -761,9 +761,9 @@ int hist_run(const struct gpulat_opts *o)
 		gl_snapshot_free(s);
 		return GPULAT_EXIT_OK;
 	}
-	fd = gpulat_open_device(&v.module_major, &v.module_minor, stderr);
+	fd = gpulat_device_open(&v.module_major, &v.module_minor, stderr);
 	if (fd < 0)
-		return -fd;
+		return gpulat_device_exit(fd);
 	v.kernel = gpulat_kernel_release(kernel, sizeof(kernel));
 	v.clock = true;
 	if (o->has_interval) {
@@ -781,3 +781,45 @@ int hist_run(const struct gpulat_opts *o)
 	gl_snapshot_free(s);
 	return GPULAT_EXIT_OK;
 }
+
+static const char usage_hist[] =
+"usage: gpulat hist [FAMILY...] [-D] [-C] [-s | -j] [-i FILE [-f FILE]]\n"
+"                   [INTERVAL [COUNT]]\n"
+"\n"
+"Print latency histograms: without INTERVAL the totals since the module\n"
+"was loaded or reset; with INTERVAL (seconds, 0.1 to 86400) what\n"
+"happened in each interval, COUNT times (default: until Ctrl-C).\n"
+"FAMILY (sched, block, net, irq, softirq, nvidia, mm) limits the output\n"
+"to those families; net also shows the NET_RX and NET_TX softirqs.\n"
+"Histograms of one kind are merged over disks, devices, IRQs and CPUs\n"
+"unless -D or -C split them.  Text skips empty histograms.\n"
+"\n"
+"options:\n"
+"  -D, --per-key     one histogram per disk, device, IRQ handler, thread\n"
+"  -C, --per-cpu     also one histogram per CPU (empty CPUs skipped)\n"
+"  -s, --summary     one line per histogram: count, p50, p99, max\n"
+"  -j, --json        JSON, one object per output (JSON lines)\n"
+"  -i, --input FILE  read a saved snapshot instead of the device\n"
+"  -f, --from FILE   with --input: show the difference from FILE\n"
+"  -h, --help        show this help\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat hist                # all histograms since load or reset\n"
+"    gpulat hist sched          # only the sched family\n"
+"    gpulat hist block -D       # one histogram per disk\n"
+"    gpulat hist irq -D 1 5     # per IRQ handler, five 1 s intervals\n"
+"    gpulat hist net            # net devices and the net softirqs\n"
+"    gpulat hist 1              # every second, until Ctrl-C\n"
+"    gpulat hist -C 0.5 4       # per CPU, four half-second intervals\n"
+"    gpulat hist -C -s 2 1      # per CPU, one line each, one 2 s interval\n"
+"    gpulat hist -j 10 1        # one 10 s interval as JSON\n"
+"    gpulat hist -i b.bin -f a.bin  # what happened between two saves\n";
+
+const struct gpulat_command cmd_hist = {
+	.name = "hist",
+	.summary = "latency histograms, totals or per interval",
+	.usage = usage_hist,
+	.optstring = "hjCDsi:f:",
+	.args = GPULAT_ARGS_HIST,
+	.run = hist_run,
+};
