@@ -9,7 +9,7 @@
 
 #include "gpulat.h"
 #include "gpulat_hist.h"
-#include "hist.h"
+#include "hist_view.h"
 #include "json.h"
 #include "units.h"
 
