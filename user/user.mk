@@ -69,7 +69,10 @@ USER_UNIT_LIB := $(USER_UNIT_OUT)/libgpulat.a
 USER_UNIT_TOOL_LIB := $(USER_UNIT_OUT)/libgpulat-tool.a
 USER_UNIT_BIN := $(USER_UNIT_OUT)/gpulat
 USER_UNIT_HELPERS := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
-USER_UNIT_HELPER_OBJS := $(patsubst tests/unit/%.c,$(USER_UNIT_OUT)/obj/t_%.o,$(USER_UNIT_HELPERS))
+# tests/lib/: helpers the unit and the guest tests share (sh()).
+USER_TEST_LIB_SRCS := $(wildcard tests/lib/*.c)
+USER_UNIT_HELPER_OBJS := $(patsubst tests/unit/%.c,$(USER_UNIT_OUT)/obj/t_%.o,$(USER_UNIT_HELPERS)) \
+			 $(patsubst tests/lib/%.c,$(USER_UNIT_OUT)/obj/tl_%.o,$(USER_TEST_LIB_SRCS))
 USER_UNIT_TESTS := $(patsubst tests/unit/%.c,$(USER_UNIT_OUT)/%,$(wildcard tests/unit/test_*.c))
 
 # kselftest.h and kselftest_harness.h: SELFTEST_INC is a folder holding
@@ -148,8 +151,12 @@ $(USER_UNIT_OUT)/obj/%.o: user/%.c
 
 $(USER_UNIT_OUT)/obj/t_%.o: tests/unit/%.c
 	@mkdir -p $(@D)
-	$(USER_CC) $(USER_CPPFLAGS) -I tests/unit $(USER_SELFTEST_FLAGS) \
-		$(USER_UNIT_CFLAGS) -c -o $@ $<
+	$(USER_CC) $(USER_CPPFLAGS) -I tests/unit -I tests/lib \
+		$(USER_SELFTEST_FLAGS) $(USER_UNIT_CFLAGS) -c -o $@ $<
+
+$(USER_UNIT_OUT)/obj/tl_%.o: tests/lib/%.c
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CPPFLAGS) -I tests/lib $(USER_UNIT_CFLAGS) -c -o $@ $<
 
 $(USER_UNIT_LIB): $(USER_UNIT_OBJS)
 	@rm -f $@

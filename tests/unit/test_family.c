@@ -7,6 +7,7 @@
 #include "kselftest_harness.h"
 
 #include "family.h"
+#include "gpulat.h"
 
 /* Every family of the ABI has a row, a name and named series. */
 TEST(every_family_has_a_row)
@@ -137,6 +138,47 @@ TEST(diagnosis_rules)
 	ASSERT_EQ(GPULAT_FAM_SCHED, gl_layer_family(GL_LAYER_SCHED));
 	ASSERT_EQ(GPULAT_FAM_MM, gl_layer_family(GL_LAYER_MEMORY));
 	ASSERT_EQ(0, gl_layer_family(GL_LAYER_NONE));
+}
+
+/* hist_key_text for each family, with and without a key name. */
+TEST(key_text)
+{
+	struct gpulat_series sr;
+	char buf[80];
+
+	memset(&sr, 0, sizeof(sr));
+	ASSERT_STREQ("", hist_key_text(buf, sizeof(buf), &sr));
+	sr.family = GPULAT_FAM_BLOCK;
+	sr.key = 8ULL << 20 | 16;
+	ASSERT_STREQ("dev 8:16", hist_key_text(buf, sizeof(buf), &sr));
+	strcpy(sr.key_name, "sdb");
+	ASSERT_STREQ("sdb", hist_key_text(buf, sizeof(buf), &sr));
+	memset(&sr, 0, sizeof(sr));
+	sr.family = GPULAT_FAM_NET;
+	sr.key = 4;
+	ASSERT_STREQ("ifindex 4", hist_key_text(buf, sizeof(buf), &sr));
+	sr.family = GPULAT_FAM_IRQ;
+	sr.key = 0xffffffffULL << 32 | 130;
+	ASSERT_STREQ("irq 130", hist_key_text(buf, sizeof(buf), &sr));
+	strcpy(sr.key_name, "nvme0q\n");
+	ASSERT_STREQ("irq 130 nvme0q?", hist_key_text(buf, sizeof(buf), &sr));
+	sr.family = GPULAT_FAM_NVIDIA;
+	sr.id = GPULAT_NV_HARDIRQ;
+	ASSERT_STREQ("irq 130 nvme0q?", hist_key_text(buf, sizeof(buf), &sr));
+	sr.id = GPULAT_NV_KTHREAD_WAKE;
+	sr.key = 4242;
+	strcpy(sr.key_name, "nv_queue");
+	ASSERT_STREQ("pid 4242 nv_queue", hist_key_text(buf, sizeof(buf), &sr));
+	memset(&sr, 0, sizeof(sr));
+	sr.family = GPULAT_FAM_SOFTIRQ;
+	sr.key = 9;
+	ASSERT_STREQ("vector 9", hist_key_text(buf, sizeof(buf), &sr));
+	sr.family = 42;
+	ASSERT_STREQ("key 9", hist_key_text(buf, sizeof(buf), &sr));
+	/* clipped to the buffer */
+	sr.family = GPULAT_FAM_NVIDIA;
+	sr.id = GPULAT_NV_KTHREAD_WAKE;
+	ASSERT_STREQ("pid", hist_key_text(buf, 4, &sr));
 }
 
 TEST_HARNESS_MAIN

@@ -115,9 +115,9 @@ int control_run(const struct gpulat_opts *o)
 	char reason[160];
 	int fd, ret;
 
-	fd = gpulat_open_device(&major, &minor, stderr);
+	fd = gpulat_device_open(&major, &minor, stderr);
 	if (fd < 0)
-		return -fd;
+		return gpulat_device_exit(fd);
 	if (o->cmd != GPULAT_CMD_RESET) {
 		ret = control_family(o, fd);
 		close(fd);
@@ -133,3 +133,58 @@ int control_run(const struct gpulat_opts *o)
 	printf("reset: histograms and drop counters zeroed\n");
 	return GPULAT_EXIT_OK;
 }
+
+static const char usage_enable[] =
+"usage: gpulat enable FAMILY...\n"
+"       gpulat disable FAMILY...\n"
+"\n"
+"Switch the probes of each FAMILY on (attach its tracepoints) or off.\n"
+"A family switched off keeps its histograms; switched on again it goes\n"
+"on counting.  Families: sched, block, net, irq, softirq, nvidia, mm.\n"
+"gpulat status shows which are on, and why one cannot be.\n"
+"\n"
+"options:\n"
+"  -h, --help        show this help\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat enable block net    # latency of disks and network devices\n"
+"    gpulat disable sched       # stop the sched probes\n"
+"    gpulat status              # check what is attached now\n";
+
+static const char usage_reset[] =
+"usage: gpulat reset\n"
+"\n"
+"Zero every histogram and drop counter of the module and start a new\n"
+"generation.  Families stay on or off as they are.\n"
+"\n"
+"options:\n"
+"  -h, --help        show this help\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat reset && sleep 60 && gpulat hist   # one minute of data\n";
+
+const struct gpulat_command cmd_enable = {
+	.name = "enable",
+	.summary = "switch families on (attach their tracepoints)",
+	.usage = usage_enable,
+	.optstring = "h",
+	.args = GPULAT_ARGS_FAMILIES,
+	.run = control_run,
+};
+
+const struct gpulat_command cmd_disable = {
+	.name = "disable",
+	.summary = "switch families off (their histograms stay)",
+	.usage = usage_enable,
+	.optstring = "h",
+	.args = GPULAT_ARGS_FAMILIES,
+	.run = control_run,
+};
+
+const struct gpulat_command cmd_reset = {
+	.name = "reset",
+	.summary = "zero every histogram and drop counter",
+	.usage = usage_reset,
+	.optstring = "h",
+	.run = control_run,
+};

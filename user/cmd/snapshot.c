@@ -16,9 +16,9 @@ int snapshot_run(const struct gpulat_opts *o)
 	FILE *f;
 	int fd, ret;
 
-	fd = gpulat_open_device(&major, &minor, stderr);
+	fd = gpulat_device_open(&major, &minor, stderr);
 	if (fd < 0)
-		return -fd;
+		return gpulat_device_exit(fd);
 	ret = gl_snapshot_take_err(fd, &s, msg, sizeof(msg));
 	close(fd);
 	if (ret) {
@@ -40,3 +40,26 @@ int snapshot_run(const struct gpulat_opts *o)
 	gl_snapshot_free(s);
 	return ret ? GPULAT_EXIT_ERROR : GPULAT_EXIT_OK;
 }
+
+static const char usage_snapshot[] =
+"usage: gpulat snapshot -o FILE\n"
+"\n"
+"Save the raw snapshot blob of the module (for bug reports and replay\n"
+"with --input).\n"
+"\n"
+"options:\n"
+"  -o, --output FILE  file to write (- for standard output)\n"
+"  -h, --help         show this help\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat snapshot -o s.bin   # save now\n"
+"    gpulat hist -i s.bin       # look at it later, on any machine\n";
+
+const struct gpulat_command cmd_snapshot = {
+	.name = "snapshot",
+	.summary = "save the raw snapshot to a file (bug reports, replay)",
+	.usage = usage_snapshot,
+	.optstring = "ho:",
+	.needs_output = true,
+	.run = snapshot_run,
+};

@@ -9,7 +9,7 @@
 
 #include "gpulat.h"
 #include "gpulat_hist.h"
-#include "hist.h"
+#include "hist_view.h"
 #include "json.h"
 #include "units.h"
 
@@ -530,16 +530,16 @@ int status_run(const struct gpulat_opts *o)
 	if (o->input) {
 		ret = gpulat_load_input(o->input, NULL, &s, stderr);
 		if (ret)
-			return ret;
+			return gpulat_input_exit(ret);
 	} else {
 		v.kernel = gpulat_kernel_release(kernel, sizeof(kernel));
 		v.clock = true;
-		fd = gpulat_open_device(&v.module_major, &v.module_minor,
+		fd = gpulat_device_open(&v.module_major, &v.module_minor,
 					stderr);
 		if (fd < 0) {
-			if (o->json && fd == -GPULAT_EXIT_NO_MODULE)
+			if (o->json && gl_no_module(fd))
 				status_print_json(stdout, NULL, &v);
-			return -fd;
+			return gpulat_device_exit(fd);
 		}
 		ret = gl_snapshot_take_err(fd, &s, msg, sizeof(msg));
 		close(fd);
@@ -555,3 +555,30 @@ int status_run(const struct gpulat_opts *o)
 	gl_snapshot_free(s);
 	return GPULAT_EXIT_OK;
 }
+
+static const char usage_status[] =
+"usage: gpulat status [-j] [-i FILE]\n"
+"\n"
+"Show whether the module is loaded, its ABI version and this tool's, the\n"
+"kernel release, per family whether it is attached, off, or unavailable\n"
+"and why (tracepoints missing on this kernel, registration failed), its\n"
+"tracepoints with their state and hits, the drop counters, and the last\n"
+"NVIDIA Xid events.\n"
+"\n"
+"options:\n"
+"  -j, --json        one JSON object instead of text\n"
+"  -i, --input FILE  read a saved snapshot instead of the device\n"
+"  -h, --help        show this help\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat status              # state of the running module\n"
+"    gpulat status --json       # the same for scripts\n"
+"    gpulat status -i s.bin     # state recorded in a saved snapshot\n";
+
+const struct gpulat_command cmd_status = {
+	.name = "status",
+	.summary = "module, ABI, families and why one is off, drops, Xid events",
+	.usage = usage_status,
+	.optstring = "hji:",
+	.run = status_run,
+};

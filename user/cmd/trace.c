@@ -64,9 +64,9 @@ int trace_run(const struct gpulat_opts *o)
 	size_t f;
 	int fd, ret;
 
-	fd = gpulat_open_device(&major, &minor, stderr);
+	fd = gpulat_device_open(&major, &minor, stderr);
 	if (fd < 0)
-		return -fd;
+		return gpulat_device_exit(fd);
 	if (minor < 2) {
 		fprintf(stderr,
 			"gpulat: the loaded module (ABI %u.%u) has no outlier trace; load one of ABI 1.2 or later\n",
@@ -107,3 +107,36 @@ int trace_run(const struct gpulat_opts *o)
 	}
 	return ret;
 }
+
+static const char usage_trace[] =
+"usage: gpulat trace [-t FAMILY=DURATION]... [-j] [-d SECONDS]\n"
+"\n"
+"Stream every sample at or over its family's outlier threshold as it\n"
+"happens, one line each: time, CPU, series, latency, the task it\n"
+"happened to, the key (disk, device, IRQ) and, for a wait for a CPU, the\n"
+"culprit: the tasks that held the CPU meanwhile and the hard IRQ and\n"
+"softirq time that landed on it.  NVIDIA Xid events appear on the same\n"
+"timeline.  Records lost to a full buffer are reported with their count.\n"
+"A threshold given here holds while gpulat runs; the module's own\n"
+"(module parameters FAMILY_threshold_us) apply to the rest.\n"
+"\n"
+"options:\n"
+"  -t, --threshold FAMILY=DURATION  e.g. sched=5ms, block=20ms, irq=200us;\n"
+"                    units ns, us, ms, s; 0 or off: no trace for FAMILY\n"
+"  -j, --json        JSON lines, one object per record\n"
+"  -d, --duration SECONDS  stop after SECONDS, 0.1 to 86400 (default:\n"
+"                    until Ctrl-C)\n"
+"  -h, --help        show this help\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat trace                      # outliers over the default thresholds\n"
+"    gpulat trace -t sched=2ms -t nvidia=500us   # lower two thresholds\n"
+"    gpulat trace -j -d 60 > out.jsonl # one minute as JSON lines\n";
+
+const struct gpulat_command cmd_trace = {
+	.name = "trace",
+	.summary = "stream outliers as they happen, with the culprit",
+	.usage = usage_trace,
+	.optstring = "hjt:d:",
+	.run = trace_run,
+};

@@ -47,7 +47,7 @@ int gl_snapshot_take_err(int fd, struct gl_snapshot **out, char *err,
 /* gl_snapshot_parse - validate a blob and make an owned copy of it */
 int gl_snapshot_parse(const void *buf, size_t len, struct gl_snapshot **out,
 		      char *err, size_t errlen);
-/* gl_snapshot_diff - what happened between @old and @new (see libsnapshot.c) */
+/* gl_snapshot_diff - what happened between @old and @new (see lib/diff.c) */
 int gl_snapshot_diff(const struct gl_snapshot *old,
 		     const struct gl_snapshot *new, struct gl_snapshot **out);
 /* gl_snapshot_free - free a snapshot; NULL is fine */

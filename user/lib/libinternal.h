@@ -48,6 +48,10 @@ struct gl_snapshot *gl_snapshot_alloc(size_t nr_series, size_t nr_counters,
 				      size_t nr_probes, size_t nr_events);
 struct gpulat_series *gl_series_at(struct gl_snapshot *s, size_t i);
 int gl_snapshot_build_blob(struct gl_snapshot *s);
+/* gl_series_cmp - qsort order of normalized series: family, id, key, cpu */
+int gl_series_cmp(const void *pa, const void *pb);
+/* gl_counter_cmp - qsort order of counters: family, id */
+int gl_counter_cmp(const void *pa, const void *pb);
 /*
  * gl_load_hint - how to load the module from where the user stands, for
  * the "not loaded" message (reads below $GPULAT_SYSROOT when set)

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Text and JSON views: units, escaping, line widths, JSON shape. */
+/*
+ * The hist and status views (user/engine/hist_*.c, user/cmd/status.c)
+ * as text and JSON: line widths, hostile names, JSON shape.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -11,8 +14,6 @@
 #include "blob.h"
 #include "gpulat.h"
 #include "gpulat_hist.h"
-#include "json.h"
-#include "units.h"
 
 /* has_line - whether @text holds the exact line @line */
 static bool has_line(const char *text, const char *line)
@@ -92,50 +93,6 @@ static int check_json(const char *text, const char *kind, int want)
 	ret = system(cmd);
 	unlink(path);
 	return WIFEXITED(ret) ? WEXITSTATUS(ret) : 128;
-}
-
-TEST(units_format)
-{
-	char b[UNITS_LEN];
-
-	ASSERT_STREQ("0ns", units_ns(b, sizeof(b), 0));
-	ASSERT_STREQ("999ns", units_ns(b, sizeof(b), 999));
-	ASSERT_STREQ("1.00us", units_ns(b, sizeof(b), 1000));
-	ASSERT_STREQ("1.54us", units_ns(b, sizeof(b), 1536));
-	ASSERT_STREQ("12.3us", units_ns(b, sizeof(b), 12345));
-	ASSERT_STREQ("999us", units_ns(b, sizeof(b), 999499));
-	ASSERT_STREQ("1.00ms", units_ns(b, sizeof(b), 999500));
-	ASSERT_STREQ("12.3ms", units_ns(b, sizeof(b), 12345678));
-	ASSERT_STREQ("1.00s", units_ns(b, sizeof(b), 1000000000));
-	ASSERT_STREQ("137s", units_ns(b, sizeof(b), 1ULL << 37));
-	ASSERT_STREQ("1.84e+10s", units_ns(b, sizeof(b), UINT64_MAX));
-	ASSERT_STREQ("1234567890", units_count(b, sizeof(b), 1234567890));
-	ASSERT_STREQ("1.84e+19", units_count(b, sizeof(b), UINT64_MAX));
-	ASSERT_STREQ("a?b?", units_printable(b, sizeof(b), "a\nb\xff"));
-}
-
-TEST(json_escaping)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	struct json j;
-
-	json_begin(&j, f);
-	json_object_begin(&j, NULL);
-	json_str(&j, "s", "a\"b\\c\n\x01\xff");
-	json_null(&j, "n");
-	json_array_begin(&j, "a");
-	json_u64(&j, NULL, 18446744073709551615ULL);
-	json_double(&j, NULL, 0.25);
-	json_bool(&j, NULL, false);
-	json_array_end(&j);
-	json_object_end(&j);
-	json_end(&j);
-	fclose(f);
-	ASSERT_STREQ("{\"s\":\"a\\\"b\\\\c\\n\\u0001\\u00ff\",\"n\":null,"
-		     "\"a\":[18446744073709551615,0.25,false]}\n", text);
-	free(text);
 }
 
 FIXTURE(view) {
@@ -624,47 +581,6 @@ TEST(hist_text_all_empty)
 	free(t);
 	gl_snapshot_free(s);
 	blob_release(&b);
-}
-
-/* hist_key_text for each family, with and without a key name. */
-TEST(key_text)
-{
-	struct gpulat_series sr;
-	char buf[80];
-
-	memset(&sr, 0, sizeof(sr));
-	ASSERT_STREQ("", hist_key_text(buf, sizeof(buf), &sr));
-	sr.family = GPULAT_FAM_BLOCK;
-	sr.key = 8ULL << 20 | 16;
-	ASSERT_STREQ("dev 8:16", hist_key_text(buf, sizeof(buf), &sr));
-	strcpy(sr.key_name, "sdb");
-	ASSERT_STREQ("sdb", hist_key_text(buf, sizeof(buf), &sr));
-	memset(&sr, 0, sizeof(sr));
-	sr.family = GPULAT_FAM_NET;
-	sr.key = 4;
-	ASSERT_STREQ("ifindex 4", hist_key_text(buf, sizeof(buf), &sr));
-	sr.family = GPULAT_FAM_IRQ;
-	sr.key = 0xffffffffULL << 32 | 130;
-	ASSERT_STREQ("irq 130", hist_key_text(buf, sizeof(buf), &sr));
-	strcpy(sr.key_name, "nvme0q\n");
-	ASSERT_STREQ("irq 130 nvme0q?", hist_key_text(buf, sizeof(buf), &sr));
-	sr.family = GPULAT_FAM_NVIDIA;
-	sr.id = GPULAT_NV_HARDIRQ;
-	ASSERT_STREQ("irq 130 nvme0q?", hist_key_text(buf, sizeof(buf), &sr));
-	sr.id = GPULAT_NV_KTHREAD_WAKE;
-	sr.key = 4242;
-	strcpy(sr.key_name, "nv_queue");
-	ASSERT_STREQ("pid 4242 nv_queue", hist_key_text(buf, sizeof(buf), &sr));
-	memset(&sr, 0, sizeof(sr));
-	sr.family = GPULAT_FAM_SOFTIRQ;
-	sr.key = 9;
-	ASSERT_STREQ("vector 9", hist_key_text(buf, sizeof(buf), &sr));
-	sr.family = 42;
-	ASSERT_STREQ("key 9", hist_key_text(buf, sizeof(buf), &sr));
-	/* clipped to the buffer */
-	sr.family = GPULAT_FAM_NVIDIA;
-	sr.id = GPULAT_NV_KTHREAD_WAKE;
-	ASSERT_STREQ("pid", hist_key_text(buf, 4, &sr));
 }
 
 /* Longest kernel names and keys: headings clipped below 80 columns. */
