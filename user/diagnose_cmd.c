@@ -23,9 +23,9 @@ int diagnose_run(const struct gpulat_opts *o)
 	struct watch w;
 	int fd, ret;
 
-	fd = gpulat_open_device(&major, &minor, stderr);
+	fd = gpulat_device_open(&major, &minor, stderr);
 	if (fd < 0)
-		return -fd;	/* gpulat_open_device(): minus an exit code */
+		return gpulat_device_exit(fd);
 	if (!o->json)
 		fprintf(stderr, "gpulat: watching every family for %.3gs...\n",
 			duration);

@@ -236,10 +236,9 @@ static int report_open(struct report *r, int *fdp)
 		fprintf(stderr, "gpulat: out of memory\n");
 		return GPULAT_EXIT_ERROR;
 	}
-	fd = gpulat_open_device(&r->major, &r->minor, m);
+	fd = gpulat_device_open(&r->major, &r->minor, m);
 	fclose(m);
-	/* gpulat_open_device(): the fd, or minus an exit code */
-	code = fd < 0 ? -fd : GPULAT_EXIT_OK;
+	code = fd < 0 ? gpulat_device_exit(fd) : GPULAT_EXIT_OK;
 	if (code != GPULAT_EXIT_NO_MODULE) {
 		/* Permission, ABI: the person can fix those; say so and stop. */
 		if (code)
