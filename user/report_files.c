@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
 #include "nvml.h"
 #include "nvml_child.h"
 #include "report_int.h"
