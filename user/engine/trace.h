@@ -10,8 +10,9 @@
 #include "gpulat_user.h"
 
 /*
- * Key names come from a snapshot's series (disk, device, IRQ handler);
- * @names may be NULL, then keys print as numbers.
+ * Series and key names come from a snapshot's series (disk, device, IRQ
+ * handler) where it has them, else from the family table; @names may be
+ * NULL, then keys print as numbers (softirq vectors by name).
  */
 void trace_print_text(FILE *f, const struct gl_trace_rec *r,
 		      const struct gl_snapshot *names);
@@ -20,7 +21,11 @@ void trace_print_json(FILE *f, const struct gl_trace_rec *r,
 		      const struct gl_snapshot *names);
 /* trace_has_key - whether samples of @family have a key worth naming */
 bool trace_has_key(uint32_t family);
-/* trace_key_name - the key's name in @names, or NULL */
+/* trace_series_name - "sched.wakeup": its name in @names, else the table's */
+const char *trace_series_name(char *buf, size_t len,
+			      const struct gl_snapshot *names,
+			      uint32_t family, uint32_t id);
+/* trace_key_name - the key's name in @names (softirq: the table's), or NULL */
 const char *trace_key_name(const struct gl_snapshot *names, uint32_t family,
 			   uint64_t key);
 

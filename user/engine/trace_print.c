@@ -10,7 +10,29 @@
 #include "trace.h"
 #include "units.h"
 
-/* trace_key_name - the key's name as a snapshot lists it, or NULL */
+/*
+ * trace_series_name - the series' name as the module sends it in @names
+ * (printable), else as the family table knows it
+ */
+const char *trace_series_name(char *buf, size_t len,
+			      const struct gl_snapshot *names,
+			      uint32_t family, uint32_t id)
+{
+	size_t i, n = names ? gl_snapshot_nr_series(names) : 0;
+
+	for (i = 0; i < n; i++) {
+		const struct gpulat_series *sr = gl_snapshot_series(names, i);
+
+		if (sr->family == family && sr->id == id && sr->name[0])
+			return units_printable(buf, len, sr->name);
+	}
+	return gl_series_name(buf, len, family, id);
+}
+
+/*
+ * trace_key_name - the key's name as a snapshot lists it, else a softirq
+ * vector's as the family table has it; NULL if neither
+ */
 const char *trace_key_name(const struct gl_snapshot *names, uint32_t family,
 			   uint64_t key)
 {
@@ -18,14 +40,14 @@ const char *trace_key_name(const struct gl_snapshot *names, uint32_t family,
 	const struct gl_vector_info *vi = gl_vector_info(key);
 	size_t i, n = names ? gl_snapshot_nr_series(names) : 0;
 
-	if (fi && fi->key == GL_KEY_VECTOR && vi)
-		return vi->name;
 	for (i = 0; i < n; i++) {
 		const struct gpulat_series *sr = gl_snapshot_series(names, i);
 
 		if (sr->family == family && sr->key == key && sr->key_name[0])
 			return sr->key_name;
 	}
+	if (fi && fi->key == GL_KEY_VECTOR && vi)
+		return vi->name;
 	return NULL;
 }
 
@@ -87,7 +109,7 @@ void trace_print_text(FILE *f, const struct gl_trace_rec *r,
 		return;
 	}
 	fprintf(f, "%s %s",
-		gl_series_name(b, sizeof(b), s->family, s->series),
+		trace_series_name(b, sizeof(b), names, s->family, s->series),
 		units_ns(a, sizeof(a), s->latency_ns));
 	if (has_key(s)) {
 		kn = trace_key_name(names, s->family, s->key);
@@ -172,8 +194,8 @@ void trace_print_json(FILE *f, const struct gl_trace_rec *r,
 	} else if (r->type == GPULAT_REC_SAMPLE) {
 		json_str(&j, "family", gl_family_name(s->family) ?
 			 gl_family_name(s->family) : "unknown");
-		json_str(&j, "series", gl_series_name(b, sizeof(b),
-						      s->family, s->series));
+		json_str(&j, "series", trace_series_name(b, sizeof(b), names,
+							 s->family, s->series));
 		json_u64(&j, "latency_ns", s->latency_ns);
 		if (has_key(s)) {
 			json_u64(&j, "key", s->key);

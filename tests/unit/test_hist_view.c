@@ -1,120 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The hist and status views (user/engine/hist_*.c, user/cmd/status.c)
- * as text and JSON: line widths, hostile names, JSON shape.
+ * The hist view (user/engine/hist_*.c) as text and JSON: grouping, keys,
+ * CPUs, summaries, line widths, hostile names, JSON shape.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "text.h"
 
-#include "blob.h"
-#include "gpulat.h"
 #include "gpulat_hist.h"
-
-/* has_line - whether @text holds the exact line @line */
-static bool has_line(const char *text, const char *line)
-{
-	size_t n = strlen(line);
-	const char *p = text;
-
-	while ((p = strstr(p, line))) {
-		if ((p == text || p[-1] == '\n') && (p[n] == '\n' || !p[n]))
-			return true;
-		p++;
-	}
-	return false;
-}
-
-/* count_lines - lines of @text that start with @prefix */
-static int count_lines(const char *text, const char *prefix)
-{
-	size_t n = strlen(prefix);
-	const char *p = text;
-	int c = 0;
-
-	while (p && *p) {
-		if (!strncmp(p, prefix, n))
-			c++;
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return c;
-}
-
-enum { VIEW_HIST_TEXT, VIEW_HIST_JSON, VIEW_STATUS_TEXT, VIEW_STATUS_JSON };
-
-/* render - a view of @s into a malloc'd string */
-static char *render(const struct gl_snapshot *s, const struct view *v,
-		    int which)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	if (!f)
-		return NULL;
-	switch (which) {
-	case VIEW_HIST_TEXT:
-		hist_print_text(f, s, v);
-		break;
-	case VIEW_HIST_JSON:
-		hist_print_json(f, s, v);
-		break;
-	case VIEW_STATUS_TEXT:
-		status_print_text(f, s, v);
-		break;
-	default:
-		status_print_json(f, s, v);
-	}
-	fclose(f);
-	return text;
-}
-
-/* check_json - run check_json.py on @text; its exit status */
-static int check_json(const char *text, const char *kind, int want)
-{
-	char path[] = "/tmp/gpulat-json-XXXXXX", cmd[512], *py;
-	int fd, ret;
-
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -1;
-	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		return -1;
-	close(fd);
-	py = getenv("GPULAT_PYTHON");
-	snprintf(cmd, sizeof(cmd), "%s tests/unit/check_json.py %s %s %d",
-		 py ? py : "python3", kind, path, want);
-	ret = system(cmd);
-	unlink(path);
-	return WIFEXITED(ret) ? WEXITSTATUS(ret) : 128;
-}
-
-FIXTURE(view) {
-	struct blob b;
-	struct gl_snapshot *s;
-	struct view v;
-};
-
-FIXTURE_SETUP(view)
-{
-	blob_sched(&self->b, 4);
-	self->s = blob_parse(&self->b);
-	memset(&self->v, 0, sizeof(self->v));
-	self->v.kernel = "6.1.0-test";
-	ASSERT_NE(NULL, self->s);
-}
-
-FIXTURE_TEARDOWN(view)
-{
-	gl_snapshot_free(self->s);
-	blob_release(&self->b);
-}
+#include "views.h"
 
 TEST_F(view, hist_text)
 {
@@ -183,60 +79,6 @@ TEST_F(view, hist_json_shape)
 	free(t);
 }
 
-TEST_F(view, status_views)
-{
-	char *t = render(self->s, &self->v, VIEW_STATUS_TEXT);
-
-	ASSERT_LT(longest_line(t), 80);
-	ASSERT_TRUE(has_line(t, "abi:          module 1.2, tool 1.2"));
-	ASSERT_TRUE(has_line(t, "kernel:       6.1.0-test"));
-	/* one tracepoint failed, two attached: the family runs */
-	ASSERT_TRUE(has_line(t, "family sched: attached"));
-	/* families the module does not have: one line each */
-	ASSERT_TRUE(has_line(t, "family block: unavailable, no tracepoints in this module"));
-	ASSERT_TRUE(has_line(t, "xid events:   none"));
-	ASSERT_TRUE(has_line(t, "  tracepoint  sched_switch               attached  hits 123456"));
-	ASSERT_TRUE(has_line(t, "  tracepoint  sched_wakeup_new           failed    hits 0  (EINVAL)"));
-	ASSERT_TRUE(has_line(t, "  drops:      sched.no_start 0, sched.evicted 1, sched.negative 2"));
-	free(t);
-	t = render(self->s, &self->v, VIEW_STATUS_JSON);
-	ASSERT_NE(NULL, strstr(t, "\"state\":\"failed\",\"error\":22"));
-	ASSERT_NE(NULL, strstr(t, "\"events\":[]"));
-	ASSERT_EQ(0, check_json(t, "status", 7));
-	free(t);
-	t = render(NULL, &self->v, VIEW_STATUS_JSON);
-	ASSERT_NE(NULL, strstr(t, "\"loaded\":false"));
-	ASSERT_EQ(0, check_json(t, "status", 0));
-	free(t);
-}
-
-/* A snapshot names the kernel it came from; that beats this host's uname. */
-TEST(kernel_release_from_blob)
-{
-	struct gl_snapshot *s;
-	struct blob b;
-	struct view v;
-	char *t;
-
-	blob_sched(&b, 2);
-	/* no terminating NUL: the parser must add one */
-	memset(b.hdr.kernel_release, 'x', sizeof(b.hdr.kernel_release));
-	memcpy(b.hdr.kernel_release, "6.12.0-guest", 12);
-	s = blob_parse(&b);
-	ASSERT_NE(NULL, s);
-	memset(&v, 0, sizeof(v));
-	v.kernel = "6.1.0-host";
-	t = render(s, &v, VIEW_STATUS_TEXT);
-	ASSERT_TRUE(has_line(t, "kernel:       6.12.0-guest"
-			     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"));
-	free(t);
-	t = render(s, &v, VIEW_HIST_JSON);
-	ASSERT_NE(NULL, strstr(t, "\"kernel\":\"6.12.0-guest"));
-	free(t);
-	gl_snapshot_free(s);
-	blob_release(&b);
-}
-
 /* Names from the kernel are untrusted; huge numbers stay under 80 cols. */
 TEST(hostile_series)
 {
@@ -276,40 +118,6 @@ TEST(hostile_series)
 	free(t);
 	gl_snapshot_free(s);
 	blob_release(&b);
-}
-
-/* --- Every family: keyed, per-CPU, merged and split views --- */
-
-FIXTURE(fam) {
-	struct blob b;
-	struct gl_snapshot *s;
-	struct view v;
-};
-
-FIXTURE_SETUP(fam)
-{
-	blob_families(&self->b);
-	self->s = blob_parse(&self->b);
-	memset(&self->v, 0, sizeof(self->v));
-	ASSERT_NE(NULL, self->s);
-}
-
-FIXTURE_TEARDOWN(fam)
-{
-	gl_snapshot_free(self->s);
-	blob_release(&self->b);
-}
-
-/* count_str - occurrences of @needle in @hay */
-static int count_str(const char *hay, const char *needle)
-{
-	int n = 0;
-
-	while ((hay = strstr(hay, needle))) {
-		n++;
-		hay++;
-	}
-	return n;
 }
 
 /* Without -D or -C: one histogram per (family, id), empty ones skipped. */
@@ -456,7 +264,6 @@ TEST_F(fam, hist_json_keys)
 	free(t);
 }
 
-/* Nothing has data: say so rather than print nothing. */
 /*
  * --summary: one line per histogram with samples (count, p50, p99, max),
  * the same numbers as the full view, no buckets; -C adds one per CPU.
@@ -621,126 +428,6 @@ TEST(hostile_keys)
 	free(t);
 	t = render(s, &v, VIEW_HIST_JSON);
 	ASSERT_EQ(0, check_json(t, "hist", 4));
-	free(t);
-	gl_snapshot_free(s);
-	blob_release(&b);
-}
-
-/* Longest tracepoint names, states, hits and errnos stay below 80. */
-TEST(hostile_probes)
-{
-	static const char tp[] = "tp_0123456789012345678901234567890123456789abc";
-	struct gl_snapshot *s;
-	struct view v = { 0 };
-	struct blob b;
-	char *t;
-
-	blob_init(&b);
-	blob_add_probe(&b, GPULAT_FAM_IRQ, GPULAT_PROBE_FAILED, UINT32_MAX,
-		       "irq", tp, UINT64_MAX);
-	blob_add_probe(&b, GPULAT_FAM_IRQ, UINT32_MAX, 0, "irq", tp, 5);
-	blob_add_probe(&b, GPULAT_FAM_BLOCK, GPULAT_PROBE_MISSING, 0, "block",
-		       tp, 0);
-	blob_add_probe(&b, GPULAT_FAM_BLOCK, GPULAT_PROBE_MISSING, 0, "block",
-		       "block_rq_issue", 0);
-	s = blob_parse(&b);
-	ASSERT_NE(NULL, s);
-	t = render(s, &v, VIEW_STATUS_TEXT);
-	ASSERT_LT(longest_line(t), 80);
-	ASSERT_TRUE(has_line(t, "family irq: unavailable, registration failed: errno 4294967295"));
-	ASSERT_TRUE(has_line(t, "  tracepoint  tp_012345678901234567 failed    hits 1.84e+19  (errno 4294967295)"));
-	ASSERT_TRUE(has_line(t, "  tracepoint  tp_01234567890123456789012345678901234567 state 4294967295 hits 5"));
-	ASSERT_TRUE(has_line(t, "  missing:    tp_0123456789012345678901234567890123456789abc, block_rq_issue"));
-	free(t);
-	t = render(s, &v, VIEW_STATUS_JSON);
-	ASSERT_EQ(0, check_json(t, "status", 7));
-	free(t);
-	gl_snapshot_free(s);
-	blob_release(&b);
-}
-
-/* status: each family's state and why, drops, the Xid events. */
-TEST_F(fam, status_text)
-{
-	char *t;
-
-	self->v.kernel = "6.12.0-test";
-	t = render(self->s, &self->v, VIEW_STATUS_TEXT);
-	ASSERT_LT(longest_line(t), 80);
-	ASSERT_TRUE(has_line(t, "families:     sched unavailable, block attached, net off, irq unavailable,"));
-	ASSERT_TRUE(has_line(t, "              softirq unavailable, nvidia unavailable, mm attached"));
-	ASSERT_TRUE(has_line(t, "xid events:   2"));
-	/* snapshot at 10 s: 2 s and 0.5 s before */
-	ASSERT_TRUE(has_line(t, "     2.00s ago  0000:3b:00.0   Xid 79"));
-	ASSERT_TRUE(has_line(t, "     500ms ago  0000:86:00.0   Xid 13"));
-	ASSERT_TRUE(has_line(t, "family sched: unavailable, no tracepoints in this module"));
-	ASSERT_TRUE(has_line(t, "family block: attached"));
-	ASSERT_TRUE(has_line(t, "  tracepoint  block_rq_issue             attached  hits 24"));
-	ASSERT_TRUE(has_line(t, "family net: off (switched off, or not switched on at load)"));
-	ASSERT_TRUE(has_line(t, "  tracepoint  net_dev_xmit               disabled  hits 6"));
-	ASSERT_TRUE(has_line(t, "  drops:      net.expired 2"));
-	ASSERT_TRUE(has_line(t, "family irq: unavailable, registration failed: EBUSY"));
-	ASSERT_TRUE(has_line(t, "  failed:     irq_handler_entry, EBUSY (errno 16)"));
-	ASSERT_TRUE(has_line(t, "family softirq: unavailable, tracepoints missing on this kernel"));
-	ASSERT_TRUE(has_line(t, "  missing:    softirq_raise, softirq_exit"));
-	ASSERT_TRUE(has_line(t, "  series:     5"));
-	ASSERT_TRUE(has_line(t, "family nvidia: unavailable, no tracepoints in this module"));
-	ASSERT_TRUE(has_line(t, "  drops:      nvidia.xid_lost 3"));
-	ASSERT_TRUE(has_line(t, "family mm: attached"));
-	free(t);
-}
-
-TEST_F(fam, status_json)
-{
-	char *t = render(self->s, &self->v, VIEW_STATUS_JSON);
-
-	ASSERT_EQ(0, check_json(t, "status", 7));
-	ASSERT_NE(NULL, strstr(t, "{\"family\":\"softirq\",\"state\":\"unavailable\",\"reason\":\"tracepoints missing on this kernel\",\"missing\":[\"softirq_raise\",\"softirq_exit\"],\"error\":null,\"error_name\":null,\"series\":5,"));
-	ASSERT_NE(NULL, strstr(t, "{\"family\":\"irq\",\"state\":\"unavailable\",\"reason\":\"registration failed\",\"missing\":[],\"error\":16,\"error_name\":\"EBUSY\",\"series\":2,"));
-	ASSERT_NE(NULL, strstr(t, "{\"family\":\"net\",\"state\":\"off\",\"reason\":\"switched off, or not switched on at load\","));
-	ASSERT_NE(NULL, strstr(t, "{\"family\":\"block\",\"state\":\"attached\",\"reason\":null,"));
-	ASSERT_NE(NULL, strstr(t, "\"drops\":{\"nvidia.xid_lost\":3}"));
-	ASSERT_NE(NULL, strstr(t, "\"events\":[{\"type\":\"xid\",\"code\":79,\"device\":\"0000:3b:00.0\",\"cpu\":1,\"time_ns\":8000000000,\"age_ns\":2000000000},{\"type\":\"xid\",\"code\":13,"));
-	free(t);
-}
-
-/* More events than shown, odd ones, hostile devices; ABI 1.0 has none. */
-TEST(status_events)
-{
-	struct gl_snapshot *s;
-	struct view v = { 0 };
-	struct blob b;
-	uint32_t i;
-	char *t;
-
-	blob_init(&b);
-	for (i = 0; i < 12; i++)
-		blob_add_event(&b, 1000000000ULL * i, GPULAT_EVENT_XID, 100 + i,
-			       0, "0000:3b:00.0");
-	blob_add_event(&b, UINT64_MAX, 7, UINT32_MAX, GPULAT_CPU_NONE,
-		       "\x1b[2J0123456789012345678901234567");
-	s = blob_parse(&b);
-	ASSERT_NE(NULL, s);
-	t = render(s, &v, VIEW_STATUS_TEXT);
-	ASSERT_LT(longest_line(t), 80);
-	ASSERT_TRUE(has_line(t, "xid events:   13, the last 10:"));
-	ASSERT_EQ(NULL, strstr(t, "Xid 102"));
-	ASSERT_TRUE(has_line(t, "     7.00s ago  0000:3b:00.0   Xid 103"));
-	/* a time after the snapshot's reads as now */
-	ASSERT_TRUE(has_line(t, "       0ns ago  ?[2J01234567890123456789 type 7 code 4294967295"));
-	ASSERT_EQ(NULL, strstr(t, "\x1b"));
-	free(t);
-	t = render(s, &v, VIEW_STATUS_JSON);
-	ASSERT_EQ(0, check_json(t, "status", 7));
-	ASSERT_NE(NULL, strstr(t, "{\"type\":7,\"code\":4294967295,\"device\":\"\\u001b[2J012345678901234567890123456\",\"cpu\":null,\"time_ns\":18446744073709551615,\"age_ns\":0}]"));
-	free(t);
-	gl_snapshot_free(s);
-	b.ver0 = true;
-	s = blob_parse(&b);
-	ASSERT_NE(NULL, s);
-	t = render(s, &v, VIEW_STATUS_TEXT);
-	ASSERT_TRUE(has_line(t, "abi:          module 1.0, tool 1.2"));
-	ASSERT_TRUE(has_line(t, "xid events:   none"));
 	free(t);
 	gl_snapshot_free(s);
 	blob_release(&b);
