@@ -48,10 +48,14 @@ guest: guest-user guest-tests
 
 guest-tests: $(GUEST_TESTS) $(GUEST_SCRIPTS)
 
-build/guest/tests/%: tests/kernel/%.c tests/kernel/vmtest.h $(USER_LIB_STATIC) | user-selftest-check
+# They link the library alone (tests/kernel/ uses no engine or command),
+# and tests/lib/ for sh().
+build/guest/tests/%: tests/kernel/%.c tests/kernel/vmtest.h $(wildcard tests/lib/*) \
+		     $(USER_LIB_STATIC) | user-selftest-check
 	@mkdir -p $(@D)
-	$(USER_CC) -D_GNU_SOURCE $(USER_INC) $(USER_SELFTEST_FLAGS) $(USER_CFLAGS) \
-		-static -o $@ $< $(USER_LIB_STATIC) -lm
+	$(USER_CC) -D_GNU_SOURCE $(USER_INC) -I tests/lib $(USER_SELFTEST_FLAGS) \
+		$(USER_CFLAGS) -static -o $@ $< $(wildcard tests/lib/*.c) \
+		$(USER_LIB_STATIC) -lm
 
 build/guest/tests/%.sh: tests/kernel/%.sh
 	@mkdir -p $(@D)

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* gpulat diagnose: rank the layers by how likely each causes the spikes. */
-#ifndef _GPULAT_DIAGNOSE_H
-#define _GPULAT_DIAGNOSE_H
+#ifndef _GPULAT_USER_DIAGNOSE_H
+#define _GPULAT_USER_DIAGNOSE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cpuset.h"
 #include "watch.h"
 
 struct diag_result;
@@ -76,17 +77,6 @@ void diag_tasks_free(struct diag_tasks *t);
 int diag_analyze_tasks(const struct watch *w, const struct diag_tasks *used,
 		       struct diag_result **out);
 
-/* A set of CPUs, as many as the host has: CPU c is bit c % 64 of w[c / 64]. */
-struct diag_cpuset {
-	uint64_t *w;
-	size_t nr_words;
-};
-
-/* diag_cpuset_has - whether @cpu is in @s */
-bool diag_cpuset_has(const struct diag_cpuset *s, uint32_t cpu);
-/* diag_cpuset_weight - how many CPUs @s holds */
-size_t diag_cpuset_weight(const struct diag_cpuset *s);
-
 /* A process named as a cause. */
 struct diag_culprit {
 	int32_t pid;		/* thread (trace) or process (CPU time) */
@@ -99,7 +89,7 @@ struct diag_culprit {
 	 */
 	uint64_t ns;
 	double share;
-	struct diag_cpuset cpus;	/* the CPUs it was seen on */
+	struct cpuset cpus;		/* the CPUs it was seen on */
 	bool from_trace;
 	bool miner;		/* its name is that of a known cryptominer */
 };
@@ -132,7 +122,13 @@ const struct diag_culprit *diag_culprit(const struct diag_result *r,
 const char *diag_advice(const struct diag_result *r, enum diag_layer l,
 			size_t i);
 
+/*
+ * diag_rules_check - whether every family of the ABI has its diagnosis
+ * rules and every rule is sound; 0, or -EINVAL with the first fault in @why
+ */
+int diag_rules_check(char *why, size_t len);
+
 /* The bar of an abnormal layer: waits beyond normal, ns per s watched. */
 #define DIAG_BAR_NS_PER_S	5000000.0
 
-#endif /* _GPULAT_DIAGNOSE_H */
+#endif /* _GPULAT_USER_DIAGNOSE_H */

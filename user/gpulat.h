@@ -1,7 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* gpulat tool: options, exit codes and the entry points of each view. */
-#ifndef _GPULAT_H
-#define _GPULAT_H
+/*
+ * gpulat tool: exit codes, the command table, options, and what the
+ * commands (user/cmd/) and engines share.
+ *
+ * Errors: below the commands, functions return 0 (or a count, an fd) or
+ * a negative errno; a command's run function returns one of enum
+ * gpulat_exit, which main() returns.  gpulat_device_exit() and
+ * gpulat_input_exit() turn an errno into the exit code it means.
+ */
+#ifndef _GPULAT_USER_TOOL_H
+#define _GPULAT_USER_TOOL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,20 +29,67 @@ enum gpulat_exit {
 	GPULAT_EXIT_INCOMPATIBLE = 3,	/* module ABI major differs */
 };
 
+/*
+ * The commands, in the order gpulat --help lists them: X(ID, name) makes
+ * GPULAT_CMD_ID and names the command's descriptor, cmd_name (struct
+ * gpulat_command), which its file in user/cmd/ defines.  Adding a
+ * command is one line here and that one file.
+ */
+#define GPULAT_COMMANDS(X) \
+	X(STATUS, status) \
+	X(HIST, hist) \
+	X(ENABLE, enable) \
+	X(DISABLE, disable) \
+	X(RESET, reset) \
+	X(SNAPSHOT, snapshot) \
+	X(TRACE, trace) \
+	X(DIAGNOSE, diagnose) \
+	X(REPORT, report)
+
 enum gpulat_cmd {
 	GPULAT_CMD_NONE,
 	GPULAT_CMD_HELP,		/* gpulat --help */
 	GPULAT_CMD_VERSION,		/* gpulat --version */
-	GPULAT_CMD_STATUS,
-	GPULAT_CMD_HIST,
-	GPULAT_CMD_SNAPSHOT,
-	GPULAT_CMD_ENABLE,
-	GPULAT_CMD_DISABLE,
-	GPULAT_CMD_RESET,
-	GPULAT_CMD_TRACE,
-	GPULAT_CMD_DIAGNOSE,
-	GPULAT_CMD_REPORT,
+#define GPULAT_CMD_ENUM(id, name)	GPULAT_CMD_##id,
+	GPULAT_COMMANDS(GPULAT_CMD_ENUM)
+#undef GPULAT_CMD_ENUM
+	GPULAT_NR_CMDS,
 };
+
+struct gpulat_opts;
+
+/* What the words after a command's options are. */
+enum gpulat_args {
+	GPULAT_ARGS_NONE,	/* none */
+	GPULAT_ARGS_FAMILIES,	/* FAMILY..., at least one (enable, disable) */
+	GPULAT_ARGS_HIST,	/* [FAMILY...] [INTERVAL [COUNT]] */
+};
+
+/* One command: what dispatch, help and parsing need of it. */
+struct gpulat_command {
+	const char *name;	/* the command word */
+	const char *summary;	/* its line in gpulat --help */
+	const char *usage;	/* gpulat NAME --help */
+	/*
+	 * getopt letters of its options; the long names are cli.c's one
+	 * table (--json is j, --input i:, ...)
+	 */
+	const char *optstring;
+	enum gpulat_args args;
+	bool needs_output;	/* -o FILE is required */
+	/* run - the command; returns an enum gpulat_exit */
+	int (*run)(const struct gpulat_opts *o);
+};
+
+#define GPULAT_CMD_DECLARE(id, name) \
+	extern const struct gpulat_command cmd_##name;
+GPULAT_COMMANDS(GPULAT_CMD_DECLARE)
+#undef GPULAT_CMD_DECLARE
+
+/* gpulat_command_of - the descriptor of @cmd; NULL for NONE, HELP, VERSION */
+const struct gpulat_command *gpulat_command_of(enum gpulat_cmd cmd);
+/* gpulat_command_lookup - the command named @word; GPULAT_CMD_NONE if none */
+enum gpulat_cmd gpulat_command_lookup(const char *word);
 
 /* Most FAMILY arguments of enable and disable (duplicates dropped). */
 #define GPULAT_FAMILY_LIST_MAX	64
@@ -96,27 +151,50 @@ struct view {
 	uint32_t module_major, module_minor;
 };
 
-/* cli.c */
+/* cli.c: parsing only (opens nothing, prints only errors) */
 int gpulat_parse_args(int argc, char **argv, struct gpulat_opts *o,
 		      FILE *err);
+
+/* cmd/help.c: gpulat --help, gpulat COMMAND --help */
 void gpulat_usage(FILE *f, enum gpulat_cmd cmd);
+
+/* cmd/common.c: what the commands share */
+/*
+ * gpulat_device_open - gl_open() and the version query, with the reason
+ * on @err: the fd, or -errno (-EIO: the version query failed)
+ */
+int gpulat_device_open(uint32_t *major, uint32_t *minor, FILE *err);
+/* gpulat_device_exit - exit code of a gpulat_device_open() error */
+int gpulat_device_exit(int err);
+/*
+ * gpulat_open_device - the former convention, for the callers not yet
+ * moved to gpulat_device_open(): the fd, or minus the exit code
+ */
 int gpulat_open_device(uint32_t *major, uint32_t *minor, FILE *err);
+/*
+ * gpulat_load_input - read @input, minus @from when given, with the
+ * reason on @err: 0 or -errno
+ */
 int gpulat_load_input(const char *input, const char *from,
 		      struct gl_snapshot **out, FILE *err);
+/* gpulat_input_exit - exit code of a gpulat_load_input() error */
+int gpulat_input_exit(int err);
 const char *gpulat_kernel_release(char *buf, size_t len);
+
+/* cmd/view.c: the FAMILY filter and names of a view */
 bool view_wants_family(const struct view *v, uint32_t family);
 bool view_wants_series(const struct view *v, const struct gpulat_series *sr);
 const char *view_family_name(uint32_t family, char *buf, size_t len);
 const char *view_kernel(const struct view *v, const struct gl_snapshot *s);
 
-/* status.c */
+/* cmd/status.c */
 int status_run(const struct gpulat_opts *o);
 void status_print_text(FILE *f, const struct gl_snapshot *s,
 		       const struct view *v);
 void status_print_json(FILE *f, const struct gl_snapshot *s,
 		       const struct view *v);
 
-/* hist.c */
+/* cmd/hist.c; hist_key_text() is gl_key_text() */
 int hist_run(const struct gpulat_opts *o);
 void hist_print_text(FILE *f, const struct gl_snapshot *s,
 		     const struct view *v);
@@ -126,24 +204,24 @@ void hist_print_json(FILE *f, const struct gl_snapshot *s,
 const char *hist_key_text(char *buf, size_t len,
 			  const struct gpulat_series *sr);
 
-/* snapshot.c */
+/* cmd/snapshot.c */
 int snapshot_run(const struct gpulat_opts *o);
 
-/* trace.c */
+/* cmd/trace.c */
 int trace_run(const struct gpulat_opts *o);
 
-/* diagnose.c */
+/* diagnose.c (the engine; the command is cmd/diagnose.c) */
 int diagnose_run(const struct gpulat_opts *o);
 
-/* report.c */
+/* report.c (the engine; the command is cmd/report.c) */
 int report_run(const struct gpulat_opts *o);
 
-/* control.c: enable, disable, reset */
+/* cmd/control.c: enable, disable, reset */
 int control_run(const struct gpulat_opts *o);
 const char *control_reason(char *buf, size_t len, enum gpulat_cmd cmd,
 			   int err);
 
-/* version.c: gpulat --version */
+/* cmd/version.c: gpulat --version */
 int version_run(FILE *out);
 
-#endif /* _GPULAT_H */
+#endif /* _GPULAT_USER_TOOL_H */

@@ -8,13 +8,15 @@
  * as an "absent: why" line and listed in the MANIFEST, never an error;
  * errors are only failures to write the report itself.
  */
-#ifndef _GPULAT_HOSTFACTS_H
-#define _GPULAT_HOSTFACTS_H
+#ifndef _GPULAT_USER_HOSTFACTS_H
+#define _GPULAT_USER_HOSTFACTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "cpuset.h"
 
 /* --- The report folder ------------------------------------------------- */
 
@@ -66,14 +68,10 @@ int bundle_remove(const char *dir);
 
 /* --- Parsers of kernel text (fuzzed by tests/fuzz/fuzz_hostfacts.c) ---- */
 
-/* Most CPUs a CPU list may name; higher numbers are an error. */
-#define HF_MAX_CPUS	8192
-#define HF_MASK_WORDS	(HF_MAX_CPUS / 64)
-
-/* hf_cpulist_parse - "0-3,8,10-11" into @mask; 0 or -EINVAL */
-int hf_cpulist_parse(const char *s, uint64_t *mask);
-/* hf_cpulist_format - @mask as "0-3,8"; "" when empty; returns @buf */
-char *hf_cpulist_format(char *buf, size_t len, const uint64_t *mask);
+/*
+ * CPU lists ("0-3,8,10-11") are struct cpuset, cpuset_parse() and
+ * cpuset_format() (cpuset.h): a CPU past CPUSET_MAX_CPUS is an error.
+ */
 
 /* One line of /proc/interrupts. */
 struct hf_irq_line {
@@ -177,4 +175,4 @@ void hostfacts_free(struct hostfacts *h);
 /* Kernel log lines the report keeps (the last ones). */
 #define HF_KMSG_KEEP	200
 
-#endif /* _GPULAT_HOSTFACTS_H */
+#endif /* _GPULAT_USER_HOSTFACTS_H */

@@ -6,8 +6,8 @@
  * $GPULAT_NVML_LIB.  A missing library, symbol or answer is stated as
  * absent, never an error.
  */
-#ifndef _GPULAT_NVML_H
-#define _GPULAT_NVML_H
+#ifndef _GPULAT_USER_NVML_H
+#define _GPULAT_USER_NVML_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -73,4 +73,4 @@ void nvml_print_text(FILE *f, const struct nvml_info *n);
 /* nvml_reasons_text - "hw slowdown, sw thermal slowdown" for a reasons mask; "none" when 0 */
 char *nvml_reasons_text(char *buf, size_t len, unsigned long long reasons);
 
-#endif /* _GPULAT_NVML_H */
+#endif /* _GPULAT_USER_NVML_H */

@@ -6,11 +6,21 @@
 #   make user         build/user/gpulat and build/user/libgpulat.a
 #   make unit         unit tests (ASan + UBSan), TAP output
 #   make fuzz         every fuzzer for FUZZ_SECONDS (default 20) each
-#   make guest-user   static build/guest/bin/gpulat and $(USER_LIB_STATIC)
+#   make guest-user   static build/guest/bin/gpulat, $(USER_LIB_STATIC) and
+#                     $(USER_TOOL_LIB_STATIC)
 #   make user-clean   remove what these targets built
 #
+# Layers, one folder each: user/lib/ is libgpulat (device access, snapshot
+# decoding and differencing, histogram math, trace records, the family
+# table), which knows no command; user/engine/ and the engines at the top
+# of user/ (diagnosis, report bundle, host facts, NVML) build on it; the
+# commands are user/cmd/, one file each; user/cli.c parses, user/gpulat.c
+# dispatches.  libgpulat.a holds user/lib/ alone; libgpulat-tool.a holds
+# the rest but main.
+#
 # Programs using the library: $(USER_INC) to compile, $(USER_LIB) or
-# $(USER_LIB_STATIC) to link.
+# $(USER_LIB_STATIC) to link; those using engines or commands too put
+# $(USER_TOOL_LIB) or $(USER_TOOL_LIB_STATIC) before it.
 
 USER_SAVED_GOAL := $(.DEFAULT_GOAL)
 
@@ -20,24 +30,32 @@ USER_AR ?= ar
 USER_PYTHON ?= python3
 USER_OPT ?= -O2 -g
 USER_WARN := -Wall -Wextra -Werror
-USER_INC := -I user -I kmod
+# user/ folders before kmod/: kmod/gpulat.h and kmod/trace.h share names
+# with user/gpulat.h and user/engine/trace.h.
+USER_INC := -I user -I user/lib -I user/engine -I user/cmd -I kmod
 USER_CPPFLAGS := -D_GNU_SOURCE $(USER_INC) -MMD -MP
 USER_CFLAGS := $(USER_OPT) $(USER_WARN) -std=gnu11
 
-USER_SRCS := $(wildcard user/*.c)
-USER_LIB_SRCS := $(filter-out user/gpulat.c,$(USER_SRCS))
+USER_LIB_SRCS := $(wildcard user/lib/*.c)
+USER_TOOL_SRCS := $(filter-out user/gpulat.c,\
+		  $(wildcard user/*.c user/engine/*.c user/cmd/*.c))
+USER_SRCS := $(USER_LIB_SRCS) $(USER_TOOL_SRCS)
 
 # Normal build.
 USER_OUT := build/user
 USER_OBJS := $(patsubst user/%.c,$(USER_OUT)/obj/%.o,$(USER_LIB_SRCS))
+USER_TOOL_OBJS := $(patsubst user/%.c,$(USER_OUT)/obj/%.o,$(USER_TOOL_SRCS))
 USER_LIB := $(USER_OUT)/libgpulat.a
+USER_TOOL_LIB := $(USER_OUT)/libgpulat-tool.a
 USER_BIN := $(USER_OUT)/gpulat
 
 # Static build for the guest VM.
 USER_GUEST_OUT := build/guest
 USER_GUEST_OBJ := build/guest-obj
 USER_GUEST_OBJS := $(patsubst user/%.c,$(USER_GUEST_OBJ)/%.o,$(USER_LIB_SRCS))
+USER_GUEST_TOOL_OBJS := $(patsubst user/%.c,$(USER_GUEST_OBJ)/%.o,$(USER_TOOL_SRCS))
 USER_LIB_STATIC := $(USER_OUT)/libgpulat-static.a
+USER_TOOL_LIB_STATIC := $(USER_OUT)/libgpulat-tool-static.a
 USER_GUEST_BIN := $(USER_GUEST_OUT)/bin/gpulat
 
 # Unit tests: library and tool again, with sanitizers.
@@ -46,10 +64,15 @@ USER_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	    -fno-omit-frame-pointer
 USER_UNIT_CFLAGS := -O1 -g $(USER_WARN) -std=gnu11 $(USER_SAN)
 USER_UNIT_OBJS := $(patsubst user/%.c,$(USER_UNIT_OUT)/obj/%.o,$(USER_LIB_SRCS))
+USER_UNIT_TOOL_OBJS := $(patsubst user/%.c,$(USER_UNIT_OUT)/obj/%.o,$(USER_TOOL_SRCS))
 USER_UNIT_LIB := $(USER_UNIT_OUT)/libgpulat.a
+USER_UNIT_TOOL_LIB := $(USER_UNIT_OUT)/libgpulat-tool.a
 USER_UNIT_BIN := $(USER_UNIT_OUT)/gpulat
 USER_UNIT_HELPERS := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
-USER_UNIT_HELPER_OBJS := $(patsubst tests/unit/%.c,$(USER_UNIT_OUT)/obj/t_%.o,$(USER_UNIT_HELPERS))
+# tests/lib/: helpers the unit and the guest tests share (sh()).
+USER_TEST_LIB_SRCS := $(wildcard tests/lib/*.c)
+USER_UNIT_HELPER_OBJS := $(patsubst tests/unit/%.c,$(USER_UNIT_OUT)/obj/t_%.o,$(USER_UNIT_HELPERS)) \
+			 $(patsubst tests/lib/%.c,$(USER_UNIT_OUT)/obj/tl_%.o,$(USER_TEST_LIB_SRCS))
 USER_UNIT_TESTS := $(patsubst tests/unit/%.c,$(USER_UNIT_OUT)/%,$(wildcard tests/unit/test_*.c))
 
 # kselftest.h and kselftest_harness.h: SELFTEST_INC is a folder holding
@@ -64,17 +87,17 @@ FUZZ_SECONDS ?= 20
 USER_FUZZ_OUT := build/fuzz
 USER_FUZZ_CFLAGS := -O1 -g $(USER_WARN) -std=gnu11 \
 		    -fsanitize=address,undefined -fno-sanitize-recover=all
-USER_FUZZ_OBJS := $(patsubst user/%.c,$(USER_FUZZ_OUT)/obj/%.o,$(USER_LIB_SRCS))
+USER_FUZZ_OBJS := $(patsubst user/%.c,$(USER_FUZZ_OUT)/obj/%.o,$(USER_SRCS))
 USER_FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 USER_FUZZERS := $(addprefix $(USER_FUZZ_OUT)/fuzz_,$(USER_FUZZ_NAMES))
 USER_FUZZ_SEEDS := $(USER_FUZZ_OUT)/seeds/.done
 
 # The version (scripts/version: git describe, else VERSION) goes into a
-# generated header that only user/version.c includes, rewritten only when
+# generated header that only user/cmd/version.c includes, rewritten only when
 # it changes: a new commit recompiles that one file, not the tool.
 USER_VERSION_H := $(USER_OUT)/version.h
-USER_VERSION_OBJS := $(USER_OUT)/obj/version.o $(USER_GUEST_OBJ)/version.o \
-		     $(USER_UNIT_OUT)/obj/version.o $(USER_FUZZ_OUT)/obj/version.o
+USER_VERSION_OBJS := $(addsuffix /cmd/version.o,$(USER_OUT)/obj \
+		     $(USER_GUEST_OBJ) $(USER_UNIT_OUT)/obj $(USER_FUZZ_OUT)/obj)
 $(USER_VERSION_OBJS): $(USER_VERSION_H)
 $(USER_VERSION_OBJS): USER_CPPFLAGS += -I $(USER_OUT)
 
@@ -84,7 +107,7 @@ $(USER_VERSION_H): user-version
 
 .PHONY: user unit fuzz guest-user user-clean
 
-user: $(USER_BIN) $(USER_LIB)
+user: $(USER_BIN) $(USER_LIB) $(USER_TOOL_LIB)
 
 $(USER_OUT)/obj/%.o: user/%.c
 	@mkdir -p $(@D)
@@ -94,10 +117,14 @@ $(USER_LIB): $(USER_OBJS)
 	@rm -f $@
 	$(USER_AR) rcs $@ $^
 
-$(USER_BIN): $(USER_OUT)/obj/gpulat.o $(USER_LIB)
+$(USER_TOOL_LIB): $(USER_TOOL_OBJS)
+	@rm -f $@
+	$(USER_AR) rcs $@ $^
+
+$(USER_BIN): $(USER_OUT)/obj/gpulat.o $(USER_TOOL_LIB) $(USER_LIB)
 	$(USER_CC) $(USER_CFLAGS) -o $@ $^ -lm
 
-guest-user: $(USER_GUEST_BIN) $(USER_LIB_STATIC)
+guest-user: $(USER_GUEST_BIN) $(USER_LIB_STATIC) $(USER_TOOL_LIB_STATIC)
 
 $(USER_GUEST_OBJ)/%.o: user/%.c
 	@mkdir -p $(@D)
@@ -108,7 +135,13 @@ $(USER_LIB_STATIC): $(USER_GUEST_OBJS)
 	@rm -f $@
 	$(USER_AR) rcs $@ $^
 
-$(USER_GUEST_BIN): $(USER_GUEST_OBJ)/gpulat.o $(USER_LIB_STATIC)
+$(USER_TOOL_LIB_STATIC): $(USER_GUEST_TOOL_OBJS)
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(USER_AR) rcs $@ $^
+
+$(USER_GUEST_BIN): $(USER_GUEST_OBJ)/gpulat.o $(USER_TOOL_LIB_STATIC) \
+		   $(USER_LIB_STATIC)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) -static -o $@ $^ -lm
 
@@ -118,18 +151,29 @@ $(USER_UNIT_OUT)/obj/%.o: user/%.c
 
 $(USER_UNIT_OUT)/obj/t_%.o: tests/unit/%.c
 	@mkdir -p $(@D)
-	$(USER_CC) $(USER_CPPFLAGS) -I tests/unit $(USER_SELFTEST_FLAGS) \
-		$(USER_UNIT_CFLAGS) -c -o $@ $<
+	$(USER_CC) $(USER_CPPFLAGS) -I tests/unit -I tests/lib \
+		$(USER_SELFTEST_FLAGS) $(USER_UNIT_CFLAGS) -c -o $@ $<
+
+$(USER_UNIT_OUT)/obj/tl_%.o: tests/lib/%.c
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CPPFLAGS) -I tests/lib $(USER_UNIT_CFLAGS) -c -o $@ $<
 
 $(USER_UNIT_LIB): $(USER_UNIT_OBJS)
 	@rm -f $@
 	$(USER_AR) rcs $@ $^
 
-$(USER_UNIT_BIN): $(USER_UNIT_OUT)/obj/gpulat.o $(USER_UNIT_LIB)
+$(USER_UNIT_TOOL_LIB): $(USER_UNIT_TOOL_OBJS)
+	@rm -f $@
+	$(USER_AR) rcs $@ $^
+
+$(USER_UNIT_BIN): $(USER_UNIT_OUT)/obj/gpulat.o $(USER_UNIT_TOOL_LIB) \
+		  $(USER_UNIT_LIB)
 	$(USER_CC) $(USER_UNIT_CFLAGS) -o $@ $^ -lm
 
+# Unit tests cover the tool too: both archives, the tool's first.
 $(USER_UNIT_OUT)/test_%: $(USER_UNIT_OUT)/obj/t_test_%.o \
-			 $(USER_UNIT_HELPER_OBJS) $(USER_UNIT_LIB)
+			 $(USER_UNIT_HELPER_OBJS) $(USER_UNIT_TOOL_LIB) \
+			 $(USER_UNIT_LIB)
 	$(USER_CC) $(USER_UNIT_CFLAGS) -o $@ $^ -lm
 
 # Every test runs even when one fails; the target fails if any did.
@@ -162,10 +206,10 @@ $(USER_FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(USER_FUZZ_OBJS)
 # Seeds: valid snapshots made by the unit tests' blob builder, plus the
 # small files committed under tests/fuzz/corpus/<name>/.
 $(USER_FUZZ_OUT)/gen_seeds: tests/fuzz/gen_seeds.c tests/unit/blob.c \
-			    tests/unit/blob.h
+			    tests/unit/blob.h $(USER_LIB)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CPPFLAGS) -I tests/unit $(USER_CFLAGS) -o $@ \
-		tests/fuzz/gen_seeds.c tests/unit/blob.c
+		tests/fuzz/gen_seeds.c tests/unit/blob.c $(USER_LIB) -lm
 
 $(USER_FUZZ_SEEDS): $(USER_FUZZ_OUT)/gen_seeds
 	@rm -rf $(@D) && mkdir -p $(@D)/snapshot
@@ -195,9 +239,11 @@ user-clean:
 	rm -rf $(USER_OUT) $(USER_UNIT_OUT) $(USER_FUZZ_OUT) \
 	       $(USER_GUEST_OBJ) $(USER_GUEST_BIN)
 
--include $(USER_OBJS:.o=.d) $(USER_OUT)/obj/gpulat.d
--include $(USER_GUEST_OBJS:.o=.d) $(USER_GUEST_OBJ)/gpulat.d
--include $(USER_UNIT_OBJS:.o=.d) $(USER_UNIT_OUT)/obj/gpulat.d
+-include $(USER_OBJS:.o=.d) $(USER_TOOL_OBJS:.o=.d) $(USER_OUT)/obj/gpulat.d
+-include $(USER_GUEST_OBJS:.o=.d) $(USER_GUEST_TOOL_OBJS:.o=.d) \
+	 $(USER_GUEST_OBJ)/gpulat.d
+-include $(USER_UNIT_OBJS:.o=.d) $(USER_UNIT_TOOL_OBJS:.o=.d) \
+	 $(USER_UNIT_OUT)/obj/gpulat.d
 -include $(USER_UNIT_HELPER_OBJS:.o=.d) $(USER_UNIT_TESTS:$(USER_UNIT_OUT)/%=$(USER_UNIT_OUT)/obj/t_%.d)
 -include $(USER_FUZZ_OBJS:.o=.d)
 

@@ -20,7 +20,7 @@ static void fuzz_interrupts(const char *s, size_t len)
 
 	if (hf_interrupts_parse(s, len, &in))
 		return;
-	if (!in.nr_cols || in.nr_cols > HF_MAX_CPUS)
+	if (!in.nr_cols || in.nr_cols > CPUSET_MAX_CPUS)
 		abort();
 	for (i = 0; i < in.nr; i++) {
 		const struct hf_irq_line *l = &in.line[i];
@@ -39,13 +39,13 @@ static void fuzz_interrupts(const char *s, size_t len)
 
 static void fuzz_cpulist(const char *s)
 {
-	uint64_t a[HF_MASK_WORDS], b[HF_MASK_WORDS];
-	static char buf[HF_MAX_CPUS * 6];
+	struct cpuset a, b;
+	static char buf[CPUSET_MAX_CPUS * 6];
 
-	if (hf_cpulist_parse(s, a))
+	if (cpuset_parse(&a, s))
 		return;
-	hf_cpulist_format(buf, sizeof(buf), a);
-	if (hf_cpulist_parse(buf, b) || memcmp(a, b, sizeof(a)))
+	cpuset_format(buf, sizeof(buf), &a);
+	if (cpuset_parse(&b, buf) || memcmp(&a, &b, sizeof(a)))
 		abort();
 }
 

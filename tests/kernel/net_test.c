@@ -32,7 +32,6 @@
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +45,7 @@
 #include "kselftest_harness.h"
 #include "gpulat_hist.h"
 #include "gpulat_user.h"
+#include "shell.h"
 #include "vmtest.h"
 
 NEEDS_FAMILY(GPULAT_FAM_NET);
@@ -94,22 +94,6 @@ static int net_find_tool(const char *name, char *out, size_t len)
 			return 0;
 	}
 	return -ENOENT;
-}
-
-/* net_sh - run a shell command line; 0 when it exits 0 */
-static int net_sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	rc = system(cmd);
-	if (rc)
-		fprintf(stderr, "# failed (%d): %s\n", rc, cmd);
-	return rc;
 }
 
 /* net_ns_open - a descriptor of the namespace `ip netns add` made */
@@ -369,34 +353,34 @@ FIXTURE_SETUP(veth)
 		TH_LOG("net family: %s", strerror(errno));
 
 	/* leftovers of an interrupted run */
-	net_sh("%s netns del " NET_NS_A " 2>/dev/null; %s netns del " NET_NS_B
+	sh_loud("%s netns del " NET_NS_A " 2>/dev/null; %s netns del " NET_NS_B
 	       " 2>/dev/null; true", self->ip, self->ip);
-	ASSERT_EQ(0, net_sh("%s netns add " NET_NS_A, self->ip));
-	ASSERT_EQ(0, net_sh("%s netns add " NET_NS_B, self->ip));
+	ASSERT_EQ(0, sh_loud("%s netns add " NET_NS_A, self->ip));
+	ASSERT_EQ(0, sh_loud("%s netns add " NET_NS_B, self->ip));
 	ASSERT_EQ(0, net_ns_prepare(NET_NS_A));
 	ASSERT_EQ(0, net_ns_prepare(NET_NS_B));
-	ASSERT_EQ(0, net_sh("%s link add " NET_DEV_A " address " NET_MAC_A
+	ASSERT_EQ(0, sh_loud("%s link add " NET_DEV_A " address " NET_MAC_A
 			    " type veth peer name " NET_DEV_B " address "
 			    NET_MAC_B, self->ip));
-	ASSERT_EQ(0, net_sh("%s link set " NET_DEV_A " netns " NET_NS_A,
+	ASSERT_EQ(0, sh_loud("%s link set " NET_DEV_A " netns " NET_NS_A,
 			    self->ip));
-	ASSERT_EQ(0, net_sh("%s link set " NET_DEV_B " netns " NET_NS_B,
+	ASSERT_EQ(0, sh_loud("%s link set " NET_DEV_B " netns " NET_NS_B,
 			    self->ip));
-	ASSERT_EQ(0, net_sh("%s -n " NET_NS_A " addr add " NET_ADDR_A
+	ASSERT_EQ(0, sh_loud("%s -n " NET_NS_A " addr add " NET_ADDR_A
 			    "/24 dev " NET_DEV_A, self->ip));
-	ASSERT_EQ(0, net_sh("%s -n " NET_NS_B " addr add " NET_ADDR_B
+	ASSERT_EQ(0, sh_loud("%s -n " NET_NS_B " addr add " NET_ADDR_B
 			    "/24 dev " NET_DEV_B, self->ip));
-	ASSERT_EQ(0, net_sh("%s -n " NET_NS_A " neigh add " NET_ADDR_B
+	ASSERT_EQ(0, sh_loud("%s -n " NET_NS_A " neigh add " NET_ADDR_B
 			    " lladdr " NET_MAC_B " dev " NET_DEV_A
 			    " nud permanent", self->ip));
-	ASSERT_EQ(0, net_sh("%s -n " NET_NS_B " neigh add " NET_ADDR_A
+	ASSERT_EQ(0, sh_loud("%s -n " NET_NS_B " neigh add " NET_ADDR_A
 			    " lladdr " NET_MAC_A " dev " NET_DEV_B
 			    " nud permanent", self->ip));
-	ASSERT_EQ(0, net_sh("%s -n " NET_NS_A " qdisc add dev " NET_DEV_A
+	ASSERT_EQ(0, sh_loud("%s -n " NET_NS_A " qdisc add dev " NET_DEV_A
 			    " root netem delay 1ms", self->tc));
-	ASSERT_EQ(0, net_sh("%s -n " NET_NS_A " link set " NET_DEV_A " up",
+	ASSERT_EQ(0, sh_loud("%s -n " NET_NS_A " link set " NET_DEV_A " up",
 			    self->ip));
-	ASSERT_EQ(0, net_sh("%s -n " NET_NS_B " link set " NET_DEV_B " up",
+	ASSERT_EQ(0, sh_loud("%s -n " NET_NS_B " link set " NET_DEV_B " up",
 			    self->ip));
 	ASSERT_EQ(0, net_ns_key(NET_NS_A, NET_DEV_A, &self->key_a));
 	ASSERT_EQ(0, net_ns_key(NET_NS_B, NET_DEV_B, &self->key_b));
@@ -406,8 +390,8 @@ FIXTURE_SETUP(veth)
 FIXTURE_TEARDOWN(veth)
 {
 	if (self->ip[0]) {
-		net_sh("%s netns del " NET_NS_A " 2>/dev/null; true", self->ip);
-		net_sh("%s netns del " NET_NS_B " 2>/dev/null; true", self->ip);
+		sh_loud("%s netns del " NET_NS_A " 2>/dev/null; true", self->ip);
+		sh_loud("%s netns del " NET_NS_B " 2>/dev/null; true", self->ip);
 	}
 	if (self->fd >= 0)
 		close(self->fd);
@@ -526,7 +510,7 @@ TEST_F(veth, tx_follows_netem_delay)
 	net_phase_log(_metadata, "netem 1ms", &p);
 	net_phase_check(_metadata, &p, NET_MS);
 
-	ASSERT_EQ(0, net_sh("%s -n " NET_NS_A " qdisc change dev " NET_DEV_A
+	ASSERT_EQ(0, sh_loud("%s -n " NET_NS_A " qdisc change dev " NET_DEV_A
 			    " root netem delay 5ms", self->tc));
 	ASSERT_EQ(0, net_phase_run(self->fd, self->key_a, self->key_b, &p));
 	net_phase_log(_metadata, "netem 5ms", &p);

@@ -24,17 +24,16 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "gpulat_user.h"
+#include "shell.h"
 #include "vmtest.h"
 
 NEEDS_FAMILY(GPULAT_FAM_NVIDIA);
@@ -43,19 +42,6 @@ NEEDS_FAMILY(GPULAT_FAM_NVIDIA);
 #define FAKE_NV		"gpulat_fake_nvidia"
 #define FAKE_XID	"gpulat_fake_xid"
 #define XID_RING	64
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	rc = system(cmd);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
 
 static long long read_param(const char *mod, const char *name)
 {

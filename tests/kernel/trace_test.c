@@ -15,19 +15,18 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "gpulat_user.h"
+#include "shell.h"
 #include "vmtest.h"
 
 #define VICTIM_CPU	1
@@ -43,17 +42,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
 }
 
 static int set_threshold(int fd, uint32_t family, uint64_t ns)

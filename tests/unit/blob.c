@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "blob.h"
+#include "family.h"
 #include "gpulat_hist.h"
 
 /* blob_init - empty blob: this ABI, 4 CPUs, generation 1, time 10 s */
@@ -59,7 +60,10 @@ size_t blob_add_series(struct blob *b, uint32_t family, uint32_t id,
 	s->id = id;
 	s->cpu = cpu;
 	s->key = key;
-	strncpy(s->name, name, sizeof(s->name) - 1);
+	if (name)
+		strncpy(s->name, name, sizeof(s->name) - 1);
+	else
+		gl_series_name(s->name, sizeof(s->name), family, id);
 	strncpy(s->key_name, key_name, sizeof(s->key_name) - 1);
 	return b->nr_series - 1;
 }
@@ -99,7 +103,10 @@ void blob_add_probe(struct blob *b, uint32_t family, uint32_t state,
 	p->family = family;
 	p->state = state;
 	p->error = error;
-	strncpy(p->family_name, family_name, sizeof(p->family_name) - 1);
+	if (!family_name)
+		family_name = gl_family_name(family);
+	strncpy(p->family_name, family_name ? family_name : "",
+		sizeof(p->family_name) - 1);
 	strncpy(p->tracepoint, tracepoint, sizeof(p->tracepoint) - 1);
 	p->hits = hits;
 }
@@ -186,21 +193,21 @@ void blob_sched(struct blob *b, uint32_t cpus)
 	b->hdr.nr_cpu_ids = cpus;
 	for (cpu = 0; cpu < cpus; cpu++) {
 		s = blob_add_series(b, GPULAT_FAM_SCHED, GPULAT_SCHED_WAKEUP,
-				    cpu, 0, "sched.wakeup", "");
+				    cpu, 0, NULL, "");
 		blob_record(b, s, 3000 + cpu * 100, 100);
 		blob_record(b, s, 40000, 10 + cpu);
 		s = blob_add_series(b, GPULAT_FAM_SCHED, GPULAT_SCHED_PREEMPT,
-				    cpu, 0, "sched.preempt", "");
+				    cpu, 0, NULL, "");
 		if (cpu != 1)
 			blob_record(b, s, 1000000, 5);
 	}
 	for (i = 0; i < 3; i++)
 		blob_add_counter(b, GPULAT_FAM_SCHED, i, counters[i], i);
-	blob_add_probe(b, GPULAT_FAM_SCHED, GPULAT_PROBE_ATTACHED, 0, "sched",
+	blob_add_probe(b, GPULAT_FAM_SCHED, GPULAT_PROBE_ATTACHED, 0, NULL,
 		       "sched_switch", 123456);
-	blob_add_probe(b, GPULAT_FAM_SCHED, GPULAT_PROBE_ATTACHED, 0, "sched",
+	blob_add_probe(b, GPULAT_FAM_SCHED, GPULAT_PROBE_ATTACHED, 0, NULL,
 		       "sched_wakeup", 65432);
-	blob_add_probe(b, GPULAT_FAM_SCHED, GPULAT_PROBE_FAILED, 22, "sched",
+	blob_add_probe(b, GPULAT_FAM_SCHED, GPULAT_PROBE_FAILED, 22, NULL,
 		       "sched_wakeup_new", 0);
 }
 
@@ -229,68 +236,68 @@ void blob_families(struct blob *b)
 	s = blob_add_series(b, GPULAT_FAM_BLOCK,
 			    GPULAT_BLOCK_SERIES(GPULAT_BLOCK_READ,
 						GPULAT_BLOCK_QUEUE),
-			    GPULAT_CPU_NONE, BLOB_SDA, "block.read.queue",
+			    GPULAT_CPU_NONE, BLOB_SDA, NULL,
 			    "sda");
 	blob_record(b, s, 5000, 10);
 	s = blob_add_series(b, GPULAT_FAM_BLOCK,
 			    GPULAT_BLOCK_SERIES(GPULAT_BLOCK_READ,
 						GPULAT_BLOCK_DEVICE),
-			    GPULAT_CPU_NONE, BLOB_SDA, "block.read.device",
+			    GPULAT_CPU_NONE, BLOB_SDA, NULL,
 			    "sda");
 	blob_record(b, s, 100000, 10);
 	s = blob_add_series(b, GPULAT_FAM_BLOCK,
 			    GPULAT_BLOCK_SERIES(GPULAT_BLOCK_READ,
 						GPULAT_BLOCK_DEVICE),
-			    GPULAT_CPU_NONE, BLOB_NULLB0, "block.read.device",
+			    GPULAT_CPU_NONE, BLOB_NULLB0, NULL,
 			    "nullb0");
 	blob_record(b, s, 1000000, 4);
 	blob_add_series(b, GPULAT_FAM_BLOCK,
 			GPULAT_BLOCK_SERIES(GPULAT_BLOCK_WRITE,
 					    GPULAT_BLOCK_DEVICE),
-			GPULAT_CPU_NONE, BLOB_NULLB0, "block.write.device",
+			GPULAT_CPU_NONE, BLOB_NULLB0, NULL,
 			"nullb0");
 	s = blob_add_series(b, GPULAT_FAM_NET, GPULAT_NET_TX, GPULAT_CPU_NONE,
-			    2, "net.tx", "eth0");
+			    2, NULL, "eth0");
 	blob_record(b, s, 20000, 6);
 	blob_add_series(b, GPULAT_FAM_NET, GPULAT_NET_TX, GPULAT_CPU_NONE, 1,
-			"net.tx", "lo");
+			NULL, "lo");
 	s = blob_add_series(b, GPULAT_FAM_IRQ, GPULAT_IRQ_HANDLER,
-			    GPULAT_CPU_NONE, BLOB_IRQ_ETH0, "irq.handler",
+			    GPULAT_CPU_NONE, BLOB_IRQ_ETH0, NULL,
 			    "eth0");
 	blob_record(b, s, 3000, 5);
 	s = blob_add_series(b, GPULAT_FAM_IRQ, GPULAT_IRQ_HANDLER,
-			    GPULAT_CPU_NONE, BLOB_IRQ_NVME, "irq.handler",
+			    GPULAT_CPU_NONE, BLOB_IRQ_NVME, NULL,
 			    "nvme0q1");
 	blob_record(b, s, 8000, 2);
 	s = blob_add_series(b, GPULAT_FAM_SOFTIRQ,
 			    GPULAT_SOFTIRQ_SERIES(3, GPULAT_SOFTIRQ_WAIT), 0, 3,
-			    "softirq.wait", "NET_RX");
+			    NULL, "NET_RX");
 	blob_record(b, s, 50000, 2);
 	s = blob_add_series(b, GPULAT_FAM_SOFTIRQ,
 			    GPULAT_SOFTIRQ_SERIES(2, GPULAT_SOFTIRQ_RUN), 0, 2,
-			    "softirq.run", "NET_TX");
+			    NULL, "NET_TX");
 	blob_record(b, s, 2000, 1);
 	s = blob_add_series(b, GPULAT_FAM_SOFTIRQ,
 			    GPULAT_SOFTIRQ_SERIES(3, GPULAT_SOFTIRQ_RUN), 0, 3,
-			    "softirq.run", "NET_RX");
+			    NULL, "NET_RX");
 	blob_record(b, s, 10000, 7);
 	s = blob_add_series(b, GPULAT_FAM_SOFTIRQ,
 			    GPULAT_SOFTIRQ_SERIES(3, GPULAT_SOFTIRQ_RUN), 1, 3,
-			    "softirq.run", "NET_RX");
+			    NULL, "NET_RX");
 	blob_record(b, s, 20000, 3);
 	s = blob_add_series(b, GPULAT_FAM_SOFTIRQ,
 			    GPULAT_SOFTIRQ_SERIES(1, GPULAT_SOFTIRQ_RUN), 1, 1,
-			    "softirq.run", "TIMER");
+			    NULL, "TIMER");
 	blob_record(b, s, 1000, 4);
 	s = blob_add_series(b, GPULAT_FAM_NVIDIA, GPULAT_NV_HARDIRQ,
-			    GPULAT_CPU_NONE, 45, "nvidia.hardirq", "nvidia");
+			    GPULAT_CPU_NONE, 45, NULL, "nvidia");
 	blob_record(b, s, 4000, 3);
 	s = blob_add_series(b, GPULAT_FAM_NVIDIA, GPULAT_NV_KTHREAD_WAKE,
-			    GPULAT_CPU_NONE, 123, "nvidia.kthread.wake",
+			    GPULAT_CPU_NONE, 123, NULL,
 			    "nv_queue");
 	blob_record(b, s, 30000, 2);
 	s = blob_add_series(b, GPULAT_FAM_MM, GPULAT_MM_DIRECT_RECLAIM, 1, 0,
-			    "mm.direct_reclaim", "");
+			    NULL, "");
 	blob_record(b, s, 2000000, 1);
 	blob_add_counter(b, GPULAT_FAM_BLOCK, GPULAT_BLOCK_NO_START,
 			 "block.no_start", 1);
@@ -300,27 +307,27 @@ void blob_families(struct blob *b)
 			 "nvidia.xid_lost", 3);
 	blob_add_counter(b, GPULAT_FAM_SOFTIRQ, GPULAT_SOFTIRQ_NO_START,
 			 "softirq.no_start", 0);
-	blob_add_probe(b, GPULAT_FAM_BLOCK, GPULAT_PROBE_ATTACHED, 0, "block",
+	blob_add_probe(b, GPULAT_FAM_BLOCK, GPULAT_PROBE_ATTACHED, 0, NULL,
 		       "block_rq_insert", 10);
-	blob_add_probe(b, GPULAT_FAM_BLOCK, GPULAT_PROBE_ATTACHED, 0, "block",
+	blob_add_probe(b, GPULAT_FAM_BLOCK, GPULAT_PROBE_ATTACHED, 0, NULL,
 		       "block_rq_issue", 24);
-	blob_add_probe(b, GPULAT_FAM_BLOCK, GPULAT_PROBE_ATTACHED, 0, "block",
+	blob_add_probe(b, GPULAT_FAM_BLOCK, GPULAT_PROBE_ATTACHED, 0, NULL,
 		       "block_rq_complete", 14);
-	blob_add_probe(b, GPULAT_FAM_NET, GPULAT_PROBE_DISABLED, 0, "net",
+	blob_add_probe(b, GPULAT_FAM_NET, GPULAT_PROBE_DISABLED, 0, NULL,
 		       "net_dev_queue", 6);
-	blob_add_probe(b, GPULAT_FAM_NET, GPULAT_PROBE_DISABLED, 0, "net",
+	blob_add_probe(b, GPULAT_FAM_NET, GPULAT_PROBE_DISABLED, 0, NULL,
 		       "net_dev_xmit", 6);
-	blob_add_probe(b, GPULAT_FAM_IRQ, GPULAT_PROBE_FAILED, 16, "irq",
+	blob_add_probe(b, GPULAT_FAM_IRQ, GPULAT_PROBE_FAILED, 16, NULL,
 		       "irq_handler_entry", 0);
-	blob_add_probe(b, GPULAT_FAM_IRQ, GPULAT_PROBE_DISABLED, 0, "irq",
+	blob_add_probe(b, GPULAT_FAM_IRQ, GPULAT_PROBE_DISABLED, 0, NULL,
 		       "irq_handler_exit", 0);
 	blob_add_probe(b, GPULAT_FAM_SOFTIRQ, GPULAT_PROBE_MISSING, 0,
-		       "softirq", "softirq_raise", 0);
+		       NULL, "softirq_raise", 0);
 	blob_add_probe(b, GPULAT_FAM_SOFTIRQ, GPULAT_PROBE_DISABLED, 0,
-		       "softirq", "softirq_entry", 0);
+		       NULL, "softirq_entry", 0);
 	blob_add_probe(b, GPULAT_FAM_SOFTIRQ, GPULAT_PROBE_MISSING, 0,
-		       "softirq", "softirq_exit", 0);
-	blob_add_probe(b, GPULAT_FAM_MM, GPULAT_PROBE_ATTACHED, 0, "mm",
+		       NULL, "softirq_exit", 0);
+	blob_add_probe(b, GPULAT_FAM_MM, GPULAT_PROBE_ATTACHED, 0, NULL,
 		       "mm_vmscan_direct_reclaim_begin", 1);
 	blob_add_event(b, 8000000000ULL, GPULAT_EVENT_XID, 79, 1,
 		       "0000:3b:00.0");

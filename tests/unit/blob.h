@@ -38,7 +38,10 @@ struct blob {
 /* blob_init - empty blob: this ABI, 4 CPUs, generation 1, time 10 s */
 void blob_init(struct blob *b);
 void blob_release(struct blob *b);
-/* blob_add_series - new empty series; returns its index */
+/*
+ * blob_add_series - new empty series; returns its index.  @name NULL:
+ * the family table's name of (family, id), as the module sends it.
+ */
 size_t blob_add_series(struct blob *b, uint32_t family, uint32_t id,
 		       uint32_t cpu, uint64_t key, const char *name,
 		       const char *key_name);
@@ -47,6 +50,7 @@ struct gpulat_series *blob_series(struct blob *b, size_t i);
 void blob_record(struct blob *b, size_t i, uint64_t ns, uint64_t n);
 void blob_add_counter(struct blob *b, uint32_t family, uint32_t id,
 		      const char *name, uint64_t value);
+/* blob_add_probe - @family_name NULL: the family table's name */
 void blob_add_probe(struct blob *b, uint32_t family, uint32_t state,
 		    uint32_t error, const char *family_name,
 		    const char *tracepoint, uint64_t hits);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpulat enable, disable and reset (user/control.c) against a fake
+ * gpulat enable, disable and reset (user/cmd/control.c) against a fake
  * device: the messages name each family, on success and on failure.
  *
  * The fake device is a set of link-time test doubles: this file defines
- * every function of user/libdevice.c, so that the linker takes these and
- * never pulls libdevice.o out of the library (a function added there and
+ * every function of user/lib/device.c, so that the linker takes these and
+ * never pulls device.o out of the library (a function added there and
  * used by the code under test makes the link fail with a duplicate
  * definition: add its double here).  Everything else, the option parser
  * and control.c included, is the library's own code.

@@ -430,8 +430,8 @@ TEST_F(diag, hogs_rank_scheduler_first)
 	c = diag_culprit(self->r, DIAG_SCHED, 0);
 	EXPECT_STREQ("xmrig", c->comm);
 	EXPECT_EQ(4242, c->pid);
-	EXPECT_EQ(1, diag_cpuset_weight(&c->cpus));
-	EXPECT_TRUE(diag_cpuset_has(&c->cpus, 1));
+	EXPECT_EQ(1, cpuset_weight(&c->cpus));
+	EXPECT_TRUE(cpuset_has(&c->cpus, 1));
 	EXPECT_FALSE(c->from_trace);
 	EXPECT_TRUE(c->miner);
 	EXPECT_LE(0.489, c->share);
@@ -498,8 +498,8 @@ TEST_F(diag, trace_names_who_held_the_cpu)
 	EXPECT_EQ(190 * MS, c->ns);
 	EXPECT_LE(0.9499, c->share);
 	EXPECT_GE(0.9501, c->share);
-	EXPECT_EQ(1, diag_cpuset_weight(&c->cpus));
-	EXPECT_TRUE(diag_cpuset_has(&c->cpus, 1));
+	EXPECT_EQ(1, cpuset_weight(&c->cpus));
+	EXPECT_TRUE(cpuset_has(&c->cpus, 1));
 	c = diag_culprit(self->r, DIAG_SCHED, 1);
 	EXPECT_STREQ("kworker/1:1", c->comm);
 	EXPECT_EQ(5 * MS, c->ns);
@@ -839,9 +839,9 @@ TEST_F(diag, many_cpus_slow_one_past_64)
 	EXPECT_STREQ("bighog", c->comm);
 	EXPECT_EQ(9100, c->pid);
 	EXPECT_EQ(5000 * MS, c->ns);
-	EXPECT_EQ(1, diag_cpuset_weight(&c->cpus));
-	EXPECT_TRUE(diag_cpuset_has(&c->cpus, 100));
-	EXPECT_FALSE(diag_cpuset_has(&c->cpus, 100 - 64));
+	EXPECT_EQ(1, cpuset_weight(&c->cpus));
+	EXPECT_TRUE(cpuset_has(&c->cpus, 100));
+	EXPECT_FALSE(cpuset_has(&c->cpus, 100 - 64));
 	EXPECT_EQ(NULL, diag_culprit(self->r, DIAG_SCHED, 1));
 	EXPECT_NE(NULL, strstr(self->text, "bighog pid 9100 used 50% of a CPU on CPU 100"));
 	EXPECT_NE(NULL, strstr(self->text, "sched.wakeup CPU 100: "));
@@ -1262,6 +1262,14 @@ TEST_F(diag, why_normal_too_few_over)
 	EXPECT_LE(DIAG_BAR_NS_PER_S / 1e6, score_ms(self->r, DIAG_STORAGE));
 	EXPECT_NE(NULL, strstr(self->text,
 			       "#1 storage: normal\n  2 over their bound, under 3, none 10x over; most from block.read.device sda\n    (max 150ms, bound 20.0ms, expected p99)\n"));
+}
+
+/* Every family of the ABI has its rules: none is left out silently. */
+TEST(rules_cover_every_family)
+{
+	char why[128] = "";
+
+	EXPECT_EQ(0, diag_rules_check(why, sizeof(why))) TH_LOG("%s", why);
 }
 
 TEST_HARNESS_MAIN

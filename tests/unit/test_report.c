@@ -80,26 +80,26 @@ TEST(cpulist)
 	static const char *const bad[] = {
 		"3-1", "a", "1,,2", "8192", "1-", ",1", "1,", "0-8192", "1 2",
 	};
-	uint64_t m[HF_MASK_WORDS];
+	struct cpuset m;
 	char buf[128];
 	size_t i;
 
-	ASSERT_EQ(0, hf_cpulist_parse("0-3,8,10-11\n", m));
-	ASSERT_EQ(0xd0fULL, m[0]);
-	ASSERT_STREQ("0-3,8,10-11", hf_cpulist_format(buf, sizeof(buf), m));
-	ASSERT_EQ(0, hf_cpulist_parse("8191", m));
-	ASSERT_EQ(1ULL << 63, m[HF_MASK_WORDS - 1]);
-	ASSERT_STREQ("8191", hf_cpulist_format(buf, sizeof(buf), m));
-	ASSERT_EQ(0, hf_cpulist_parse("\n", m));
-	ASSERT_STREQ("", hf_cpulist_format(buf, sizeof(buf), m));
-	ASSERT_EQ(0, hf_cpulist_parse("62-65", m));
-	ASSERT_EQ(3ULL << 62, m[0]);
-	ASSERT_EQ(3ULL, m[1]);
+	ASSERT_EQ(0, cpuset_parse(&m, "0-3,8,10-11\n"));
+	ASSERT_EQ(0xd0fULL, m.w[0]);
+	ASSERT_STREQ("0-3,8,10-11", cpuset_format(buf, sizeof(buf), &m));
+	ASSERT_EQ(0, cpuset_parse(&m, "8191"));
+	ASSERT_EQ(1ULL << 63, m.w[CPUSET_WORDS - 1]);
+	ASSERT_STREQ("8191", cpuset_format(buf, sizeof(buf), &m));
+	ASSERT_EQ(0, cpuset_parse(&m, "\n"));
+	ASSERT_STREQ("", cpuset_format(buf, sizeof(buf), &m));
+	ASSERT_EQ(0, cpuset_parse(&m, "62-65"));
+	ASSERT_EQ(3ULL << 62, m.w[0]);
+	ASSERT_EQ(3ULL, m.w[1]);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		EXPECT_EQ(-EINVAL, hf_cpulist_parse(bad[i], m)) TH_LOG("'%s'", bad[i]);
+		EXPECT_EQ(-EINVAL, cpuset_parse(&m, bad[i])) TH_LOG("'%s'", bad[i]);
 	/* A short buffer cuts, it does not overflow. */
-	ASSERT_EQ(0, hf_cpulist_parse("0,2,4,6,8", m));
-	ASSERT_STREQ("0,2", hf_cpulist_format(buf, 4, m));
+	ASSERT_EQ(0, cpuset_parse(&m, "0,2,4,6,8"));
+	ASSERT_STREQ("0,2", cpuset_format(buf, 4, &m));
 }
 
 static const char interrupts_text[] =

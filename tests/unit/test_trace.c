@@ -9,6 +9,7 @@
 
 #include "kselftest_harness.h"
 
+#include "blob.h"
 #include "gpulat.h"
 #include "trace.h"
 #include "units.h"
@@ -188,6 +189,37 @@ TEST(print_names_culprits)
 	t = print(&r, false);
 	EXPECT_NE(NULL, strstr(t, "block.read.device 12.5ms disk 0x800010"));
 	EXPECT_EQ(NULL, strstr(t, "held by"));
+}
+
+/* Names come from the snapshot where the module sends them, else the table. */
+TEST(names_from_snapshot)
+{
+	struct gl_snapshot *names;
+	char buf[GPULAT_NAME_LEN + 16];
+	struct blob b;
+
+	blob_init(&b);
+	blob_add_series(&b, GPULAT_FAM_SCHED, 7, 0, 0, "sched.later", "");
+	blob_add_series(&b, GPULAT_FAM_BLOCK, 1, GPULAT_CPU_NONE, 5, NULL,
+			"sda");
+	names = blob_parse(&b);
+	ASSERT_NE(NULL, names);
+	EXPECT_STREQ("sched.later",
+		     trace_series_name(buf, sizeof(buf), names,
+				       GPULAT_FAM_SCHED, 7));
+	EXPECT_STREQ("family1.series7",
+		     trace_series_name(buf, sizeof(buf), NULL,
+				       GPULAT_FAM_SCHED, 7));
+	EXPECT_STREQ("sched.wakeup",
+		     trace_series_name(buf, sizeof(buf), names,
+				       GPULAT_FAM_SCHED, GPULAT_SCHED_WAKEUP));
+	EXPECT_STREQ("sda", trace_key_name(names, GPULAT_FAM_BLOCK, 5));
+	EXPECT_EQ(NULL, trace_key_name(names, GPULAT_FAM_BLOCK, 6));
+	EXPECT_EQ(NULL, trace_key_name(NULL, GPULAT_FAM_BLOCK, 5));
+	EXPECT_STREQ("RCU", trace_key_name(NULL, GPULAT_FAM_SOFTIRQ, 9));
+	EXPECT_EQ(NULL, trace_key_name(NULL, GPULAT_FAM_SOFTIRQ, 10));
+	gl_snapshot_free(names);
+	blob_release(&b);
 }
 
 TEST(durations)

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the commands share: opening the device, reading saved snapshots,
+ * the kernel release, and the exit codes their errors mean.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "gpulat.h"
+
+/* gpulat_device_open - gl_open() and the version query; fd or -errno */
+int gpulat_device_open(uint32_t *major, uint32_t *minor, FILE *err)
+{
+	char msg[512];
+	int fd, ret;
+
+	fd = gl_open(msg, sizeof(msg));
+	if (fd < 0) {
+		fprintf(err, "gpulat: %s\n", msg);
+		return fd;
+	}
+	ret = gl_version(fd, major, minor);
+	if (ret) {
+		fprintf(err, "gpulat: version query failed: %s\n",
+			strerror(-ret));
+		close(fd);
+		return -EIO;
+	}
+	return fd;
+}
+
+/* gpulat_device_exit - exit code of a gpulat_device_open() error */
+int gpulat_device_exit(int err)
+{
+	if (gl_no_module(err))
+		return GPULAT_EXIT_NO_MODULE;
+	if (err == -EPROTONOSUPPORT)
+		return GPULAT_EXIT_INCOMPATIBLE;
+	return GPULAT_EXIT_ERROR;
+}
+
+/* gpulat_open_device - gpulat_device_open(), the error as minus the exit code */
+int gpulat_open_device(uint32_t *major, uint32_t *minor, FILE *err)
+{
+	int fd = gpulat_device_open(major, minor, err);
+
+	return fd < 0 ? -gpulat_device_exit(fd) : fd;
+}
+
+/* gpulat_load_input - read @input, minus @from when given; 0 or -errno */
+int gpulat_load_input(const char *input, const char *from,
+		      struct gl_snapshot **out, FILE *err)
+{
+	struct gl_snapshot *a = NULL, *b = NULL;
+	char msg[512];
+	int ret;
+
+	*out = NULL;
+	ret = gl_snapshot_read(input, &b, msg, sizeof(msg));
+	if (!ret && from)
+		ret = gl_snapshot_read(from, &a, msg, sizeof(msg));
+	if (ret) {
+		fprintf(err, "gpulat: %s\n", msg);
+		gl_snapshot_free(b);
+		return ret;
+	}
+	if (!from) {
+		*out = b;
+		return 0;
+	}
+	ret = gl_snapshot_diff(a, b, out);
+	gl_snapshot_free(a);
+	gl_snapshot_free(b);
+	if (ret)
+		fprintf(err, "gpulat: %s\n", strerror(-ret));
+	return ret;
+}
+
+/* gpulat_input_exit - exit code of a gpulat_load_input() error */
+int gpulat_input_exit(int err)
+{
+	return err == -EPROTONOSUPPORT ? GPULAT_EXIT_INCOMPATIBLE :
+					 GPULAT_EXIT_ERROR;
+}
+
+/* gpulat_kernel_release - uname -r */
+const char *gpulat_kernel_release(char *buf, size_t len)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return NULL;
+	snprintf(buf, len, "%s", u.release);
+	return buf;
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpulat --help and gpulat COMMAND --help: the commands and the families
+ * are listed from their tables, each command's help is its own.
+ */
+#include <string.h>
+
+#include "gpulat.h"
+
+static const char usage_head[] =
+"usage: gpulat [-h] [-V] COMMAND [ARGS]\n"
+"\n"
+"Latency histograms of the gpulat kernel module (/dev/gpulat).\n"
+"\n"
+"commands:\n";
+
+static const char usage_tail[] =
+"\n"
+"options:\n"
+"  -h, --help      show this help (gpulat COMMAND -h: help on COMMAND)\n"
+"  -V, --version   show the tool's version and ABI version\n"
+"\n"
+"exit status: 0 ok, 1 bad usage or error, 2 module not loaded,\n"
+"3 module ABI incompatible with this tool\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat status              # is the module loaded, what is attached\n"
+"    gpulat hist                # histograms since load or reset\n"
+"    gpulat hist sched 1 10     # sched latency, 10 one-second intervals\n"
+"    gpulat hist block -D       # block latency, one histogram per disk\n"
+"    gpulat enable irq nvidia   # switch the irq and nvidia probes on\n"
+"    gpulat reset               # start counting from zero\n"
+"    gpulat snapshot -o s.bin   # save a snapshot for a bug report\n"
+"    gpulat trace -t sched=5ms  # every run-queue wait of 5 ms or more\n"
+"    gpulat diagnose            # what causes the spikes, ranked\n"
+"    gpulat report -o r.tar.gz  # everything a vendor needs, in one file\n";
+
+/* usage_main - the tool's help: every command and every family */
+static void usage_main(FILE *f)
+{
+	const struct gpulat_command *c;
+	size_t i;
+	int cmd;
+
+	fputs(usage_head, f);
+	for (cmd = GPULAT_CMD_NONE; cmd < GPULAT_NR_CMDS; cmd++) {
+		c = gpulat_command_of(cmd);
+		if (c)
+			fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	}
+	fputs("\nfamilies: ", f);
+	for (i = 0; i < gl_family_count(); i++)
+		fprintf(f, "%s%s", i ? ", " : "",
+			gl_family_name(gl_family_at(i)));
+	fputc('\n', f);
+	fputs(usage_tail, f);
+}
+
+/* gpulat_usage - help text of @cmd (GPULAT_CMD_NONE: the tool's) */
+void gpulat_usage(FILE *f, enum gpulat_cmd cmd)
+{
+	const struct gpulat_command *c = gpulat_command_of(cmd);
+
+	if (c)
+		fputs(c->usage, f);
+	else
+		usage_main(f);
+}

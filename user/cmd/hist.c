@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpulat hist: latency histograms as text or JSON, totals since load or
+ * reset, or the difference over each interval (the hist view prints).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpulat.h"
+
+static volatile sig_atomic_t hist_stop;
+
+/* hist_print - the view @o asks for */
+static void hist_print(const struct gpulat_opts *o,
+		       const struct gl_snapshot *s, const struct view *v)
+{
+	if (o->json)
+		hist_print_json(stdout, s, v);
+	else
+		hist_print_text(stdout, s, v);
+	fflush(stdout);
+}
+
+/* hist_on_signal - Ctrl-C ends interval mode after the current output */
+static void hist_on_signal(int sig)
+{
+	(void)sig;
+	hist_stop = 1;
+}
+
+/* hist_sleep_until - sleep to @deadline; false if interrupted to stop */
+static bool hist_sleep_until(const struct timespec *deadline)
+{
+	int ret;
+
+	do {
+		ret = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+				      deadline, NULL);
+		if (hist_stop)
+			return false;
+	} while (ret == EINTR);
+	return true;
+}
+
+/* hist_loop - print the difference over each interval */
+static int hist_loop(const struct gpulat_opts *o, int fd, struct view *v)
+{
+	struct gl_snapshot *prev = NULL, *cur = NULL, *d = NULL;
+	struct sigaction sa = { .sa_handler = hist_on_signal };
+	struct timespec deadline;
+	uint64_t step = o->interval_s * 1e9;
+	unsigned long n;
+	char msg[256];
+	int ret;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (!step)
+		step = 1;
+	v->is_interval = true;
+	v->interval_s = o->interval_s;
+	ret = gl_snapshot_take_err(fd, &prev, msg, sizeof(msg));
+	if (ret)
+		goto fail;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	for (n = 0; !o->count || n < o->count; n++) {
+		deadline.tv_sec += (deadline.tv_nsec + step) / 1000000000ULL;
+		deadline.tv_nsec = (deadline.tv_nsec + step) % 1000000000ULL;
+		if (!hist_sleep_until(&deadline))
+			break;
+		ret = gl_snapshot_take_err(fd, &cur, msg, sizeof(msg));
+		if (ret)
+			goto fail;
+		ret = gl_snapshot_diff(prev, cur, &d);
+		if (ret) {
+			snprintf(msg, sizeof(msg), "%s", strerror(-ret));
+			goto fail;
+		}
+		hist_print(o, d, v);
+		gl_snapshot_free(d);
+		d = NULL;
+		gl_snapshot_free(prev);
+		prev = cur;
+		cur = NULL;
+	}
+	gl_snapshot_free(prev);
+	return GPULAT_EXIT_OK;
+fail:
+	fprintf(stderr, "gpulat: %s\n", msg);
+	gl_snapshot_free(prev);
+	gl_snapshot_free(cur);
+	return GPULAT_EXIT_ERROR;
+}
+
+/* hist_run - gpulat hist */
+int hist_run(const struct gpulat_opts *o)
+{
+	struct view v = { .families = o->families, .per_cpu = o->per_cpu,
+			  .per_key = o->per_key, .summary = o->summary };
+	const struct gpulat_snap_header *h;
+	struct gl_snapshot *s = NULL;
+	char kernel[128], msg[256];
+	int fd, ret;
+
+	if (o->input) {
+		ret = gpulat_load_input(o->input, o->from, &s, stderr);
+		if (ret)
+			return gpulat_input_exit(ret);
+		if (o->from) {
+			h = gl_snapshot_header(s);
+			v.is_interval = true;
+			v.interval_s = h->time_ns > h->reset_time_ns ?
+				(h->time_ns - h->reset_time_ns) / 1e9 : 0;
+		}
+		hist_print(o, s, &v);
+		gl_snapshot_free(s);
+		return GPULAT_EXIT_OK;
+	}
+	fd = gpulat_device_open(&v.module_major, &v.module_minor, stderr);
+	if (fd < 0)
+		return gpulat_device_exit(fd);
+	v.kernel = gpulat_kernel_release(kernel, sizeof(kernel));
+	v.clock = true;
+	if (o->has_interval) {
+		ret = hist_loop(o, fd, &v);
+		close(fd);
+		return ret;
+	}
+	ret = gl_snapshot_take_err(fd, &s, msg, sizeof(msg));
+	close(fd);
+	if (ret) {
+		fprintf(stderr, "gpulat: %s\n", msg);
+		return GPULAT_EXIT_ERROR;
+	}
+	hist_print(o, s, &v);
+	gl_snapshot_free(s);
+	return GPULAT_EXIT_OK;
+}
+
+static const char usage_hist[] =
+"usage: gpulat hist [FAMILY...] [-D] [-C] [-s | -j] [-i FILE [-f FILE]]\n"
+"                   [INTERVAL [COUNT]]\n"
+"\n"
+"Print latency histograms: without INTERVAL the totals since the module\n"
+"was loaded or reset; with INTERVAL (seconds, 0.1 to 86400) what\n"
+"happened in each interval, COUNT times (default: until Ctrl-C).\n"
+"FAMILY (sched, block, net, irq, softirq, nvidia, mm) limits the output\n"
+"to those families; net also shows the NET_RX and NET_TX softirqs.\n"
+"Histograms of one kind are merged over disks, devices, IRQs and CPUs\n"
+"unless -D or -C split them.  Text skips empty histograms.\n"
+"\n"
+"options:\n"
+"  -D, --per-key     one histogram per disk, device, IRQ handler, thread\n"
+"  -C, --per-cpu     also one histogram per CPU (empty CPUs skipped)\n"
+"  -s, --summary     one line per histogram: count, p50, p99, max\n"
+"  -j, --json        JSON, one object per output (JSON lines)\n"
+"  -i, --input FILE  read a saved snapshot instead of the device\n"
+"  -f, --from FILE   with --input: show the difference from FILE\n"
+"  -h, --help        show this help\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat hist                # all histograms since load or reset\n"
+"    gpulat hist sched          # only the sched family\n"
+"    gpulat hist block -D       # one histogram per disk\n"
+"    gpulat hist irq -D 1 5     # per IRQ handler, five 1 s intervals\n"
+"    gpulat hist net            # net devices and the net softirqs\n"
+"    gpulat hist 1              # every second, until Ctrl-C\n"
+"    gpulat hist -C 0.5 4       # per CPU, four half-second intervals\n"
+"    gpulat hist -C -s 2 1      # per CPU, one line each, one 2 s interval\n"
+"    gpulat hist -j 10 1        # one 10 s interval as JSON\n"
+"    gpulat hist -i b.bin -f a.bin  # what happened between two saves\n";
+
+const struct gpulat_command cmd_hist = {
+	.name = "hist",
+	.summary = "latency histograms, totals or per interval",
+	.usage = usage_hist,
+	.optstring = "hjCDsi:f:",
+	.args = GPULAT_ARGS_HIST,
+	.run = hist_run,
+};

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpulat diagnose: culprit attribution.  The tasks that held the CPU
+ * during the outlier waits (the trace), the processes that used the slow
+ * CPUs (/proc CPU time, when the trace cannot say), the slow and the hot
+ * CPUs, and whether tasks wait on every CPU alike.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diagnose_int.h"
+
+/* --- Processes: the trace's culprits, /proc CPU time ------------------ */
+
+static void diag_procs_free(struct diag_procs *p)
+{
+	free(p->v);
+	p->v = NULL;
+	p->n = p->cap = 0;
+}
+
+/* diag_procs_push - room for one more process, zeroed; NULL on ENOMEM */
+static struct diag_proc *diag_procs_push(struct diag_procs *p)
+{
+	struct diag_proc *e;
+
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		struct diag_proc *v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		p->v = v;
+		p->cap = cap;
+	}
+	e = &p->v[p->n++];
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+/* diag_procs_add - @ns more for (@pid, @comm), seen on @cpu; -ENOMEM */
+static int diag_procs_add(struct diag_procs *p, int32_t pid, int32_t tgid,
+			  const char *comm, uint64_t ns, uint32_t cpu)
+{
+	struct diag_proc *e = NULL;
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		if (p->v[i].pid == pid &&
+		    !strncmp(p->v[i].comm, comm, GPULAT_COMM_LEN)) {
+			e = &p->v[i];
+			break;
+		}
+	}
+	if (!e) {
+		e = diag_procs_push(p);
+		if (!e)
+			return -ENOMEM;
+		e->pid = pid;
+		e->tgid = tgid;
+		memcpy(e->comm, comm, GPULAT_COMM_LEN);
+		e->comm[GPULAT_COMM_LEN - 1] = '\0';
+	}
+	e->ns += ns;
+	e->count++;
+	/* a number past any CPU is none */
+	cpuset_add(&e->cpus, cpu);
+	return 0;
+}
+
+static int diag_proc_cmp(const void *a, const void *b)
+{
+	const struct diag_proc *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* diag_procs_sort - most time first */
+static void diag_procs_sort(struct diag_procs *p)
+{
+	if (p->n > 1)
+		qsort(p->v, p->n, sizeof(*p->v), diag_proc_cmp);
+}
+
+/* diag_is_miner - whether @comm is the name of a known cryptominer */
+static bool diag_is_miner(const char *comm)
+{
+	static const char *const names[] = {
+		"miner", "xmrig", "xmr-stak", "kdevtmpfsi", "kinsing",
+		"nicehash", "cryptonight", "t-rex", "nbminer", "ethminer",
+	};
+	char low[GPULAT_COMM_LEN];
+	size_t i;
+
+	for (i = 0; i + 1 < sizeof(low) && comm[i]; i++)
+		low[i] = tolower((unsigned char)comm[i]);
+	low[i] = '\0';
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (strstr(low, names[i]))
+			return true;
+	return false;
+}
+
+/* diag_rec_layer - the layer of a trace sample, as its series counts */
+static bool diag_rec_layer(const struct watch *w,
+			   const struct gpulat_rec_sample *s,
+			   enum diag_layer *layer)
+{
+	struct gpulat_series sr;
+	struct diag_rule rule;
+
+	memset(&sr, 0, sizeof(sr));
+	sr.family = s->family;
+	sr.id = s->series;
+	sr.key = s->key;
+	snprintf(sr.key_name, sizeof(sr.key_name), "%s",
+		 diag_key_name(w->end, s->family, s->key));
+	if (!diag_rule_of(&sr, &rule))
+		return false;
+	*layer = rule.layer;
+	return true;
+}
+
+/* diag_culprit_set - culprit @c from process @p */
+static void diag_culprit_set(struct diag_culprit *c, const struct diag_proc *p,
+			     bool from_trace, double share)
+{
+	memset(c, 0, sizeof(*c));
+	c->pid = p->pid;
+	c->tgid = p->tgid;
+	memcpy(c->comm, p->comm, sizeof(c->comm));
+	c->ns = p->ns;
+	c->share = share;
+	c->from_trace = from_trace;
+	c->miner = diag_is_miner(p->comm);
+	c->cpus = p->cpus;
+}
+
+/*
+ * diag_trace - culprits and affected tasks of every layer from the trace:
+ * the tasks that held the CPU during the outlier waits, summed by (pid,
+ * comm), and the tasks the outliers happened to
+ */
+int diag_trace(struct diag_result *r, const struct watch *w)
+{
+	struct diag_procs held[DIAG_NR_LAYERS], hit[DIAG_NR_LAYERS];
+	int l, ret = 0;
+	size_t i, k;
+
+	memset(held, 0, sizeof(held));
+	memset(hit, 0, sizeof(hit));
+	for (i = 0; i < w->nr_recs && !ret; i++) {
+		const struct gl_trace_rec *rec = &w->recs[i];
+		const struct gpulat_rec_sample *s = &rec->u.sample;
+		enum diag_layer layer;
+
+		if (rec->type == GPULAT_REC_LOST) {
+			r->trace_lost += rec->u.lost.lost;
+			continue;
+		}
+		if (rec->type != GPULAT_REC_SAMPLE)
+			continue;
+		r->nr_trace++;
+		if (!diag_rec_layer(w, s, &layer))
+			continue;
+		if (s->pid > 0)
+			ret = diag_procs_add(&hit[layer], s->pid, s->tgid,
+					     s->comm, s->latency_ns, rec->cpu);
+		if (ret || !(s->flags & GPULAT_REC_F_CULPRITS))
+			continue;
+		r->layer[layer].trace_wait_ns += s->latency_ns;
+		for (k = 0; k < s->nr_culprits && k < GPULAT_NR_CULPRITS &&
+			    !ret; k++) {
+			const struct gpulat_culprit *c = &s->culprits[k];
+
+			if (c->pid > 0 && c->ns)
+				ret = diag_procs_add(&held[layer], c->pid,
+						     c->tgid, c->comm, c->ns,
+						     rec->cpu);
+		}
+	}
+	for (l = 0; l < DIAG_NR_LAYERS && !ret; l++) {
+		struct diag_layer_res *L = &r->layer[l];
+
+		diag_procs_sort(&held[l]);
+		for (k = 0; k < held[l].n && k < DIAG_MAX_CULPRITS && !ret;
+		     k++) {
+			double share = L->trace_wait_ns ?
+				(double)held[l].v[k].ns / L->trace_wait_ns : 0;
+
+			/* most first: the rest held the CPU even less */
+			if (share < DIAG_TRACE_LIST)
+				break;
+			diag_culprit_set(&L->culprits[L->nr_culprits++],
+					 &held[l].v[k], true, share);
+		}
+		diag_procs_sort(&hit[l]);
+		for (k = 0; k < hit[l].n && k < DIAG_MAX_AFFECTED; k++) {
+			L->affected[L->nr_affected++] = hit[l].v[k];
+		}
+	}
+	for (l = 0; l < DIAG_NR_LAYERS; l++) {
+		diag_procs_free(&held[l]);
+		diag_procs_free(&hit[l]);
+	}
+	return ret;
+}
+
+/*
+ * diag_slow_cpus - the CPUs with slow run-queue waits: at least
+ * DIAG_CPU_SLOW of the worst CPU's weighted time beyond normal; the hot
+ * ones, with DIAG_CPU_ALIKE of it; and how many CPUs have sched series
+ * at all (an idle CPU has them since load, empty in the window).
+ * 0 or -ENOMEM.
+ */
+int diag_slow_cpus(struct diag_result *r)
+{
+	uint32_t nr = 0, c;
+	double *per_cpu, worst = 0;
+	bool *has;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < r->nr_items; i++) {
+		const struct diag_item *it = &r->items[i];
+
+		if (it->family == GPULAT_FAM_SCHED && it->cpu < CPUSET_MAX_CPUS &&
+		    it->cpu + 1 > nr)
+			nr = it->cpu + 1;
+	}
+	per_cpu = calloc(nr ? nr : 1, sizeof(*per_cpu));
+	has = calloc(nr ? nr : 1, sizeof(*has));
+	if (!per_cpu || !has) {
+		free(per_cpu);
+		free(has);
+		return -ENOMEM;
+	}
+	for (i = 0; i < r->nr_items; i++) {
+		const struct diag_item *it = &r->items[i];
+
+		if (it->family != GPULAT_FAM_SCHED || it->cpu >= nr)
+			continue;
+		per_cpu[it->cpu] += diag_weighted(it);
+		has[it->cpu] = true;
+	}
+	r->nr_seen = 0;
+	for (c = 0; c < nr; c++) {
+		r->nr_seen += has[c];
+		if (per_cpu[c] > worst)
+			worst = per_cpu[c];
+	}
+	r->nr_slow = 0;
+	r->nr_hot = 0;
+	for (c = 0; c < nr && worst > 0; c++) {
+		if (per_cpu[c] >= worst * DIAG_CPU_ALIKE) {
+			cpuset_add(&r->hot, c);
+			r->nr_hot++;
+		}
+		if (per_cpu[c] >= worst * DIAG_CPU_SLOW) {
+			cpuset_add(&r->slow, c);
+			r->nr_slow++;
+		}
+	}
+	free(per_cpu);
+	free(has);
+	return ret;
+}
+
+/* diag_cause - a culprit that counts as a cause, not one listed only */
+bool diag_cause(const struct diag_culprit *c)
+{
+	return !c->from_trace || c->share >= DIAG_TRACE_SHARE;
+}
+
+/*
+ * diag_alike - whether tasks wait on every CPU alike: two CPUs at least
+ * have sched series and every one of them is hot (its waits beyond
+ * normal at least DIAG_CPU_ALIKE of the worst CPU's).  Not when every
+ * culprit that counts was seen on one CPU: its hogs make the contention
+ * there whatever the others' waits (emulation inflates those); that CPU
+ * is then where the contention is.
+ */
+void diag_alike(struct diag_result *r)
+{
+	const struct diag_layer_res *L = &r->layer[DIAG_SCHED];
+	struct cpuset one;
+	size_t k, causes = 0;
+
+	cpuset_clear(&one);
+	r->alike = r->nr_seen >= 2 && r->nr_hot == r->nr_seen;
+	for (k = 0; k < L->nr_culprits; k++) {
+		const struct diag_culprit *c = &L->culprits[k];
+
+		if (!diag_cause(c))
+			continue;
+		causes++;
+		cpuset_or(&one, &c->cpus);
+	}
+	if (r->alike && causes && cpuset_weight(&one) == 1) {
+		r->alike = false;
+		r->hot = one;
+		r->nr_hot = 1;
+	}
+}
+
+static int diag_task_tgid_cmp(const void *a, const void *b)
+{
+	const struct diag_task *x = a, *y = b;
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/*
+ * diag_cpu_users - culprits of the scheduler layer from /proc: processes
+ * that used at least DIAG_HOG_SHARE of a CPU on the slow CPUs, most first,
+ * after those the trace named.  The threads are sorted by process, so
+ * each process's are summed in one pass.
+ */
+int diag_cpu_users(struct diag_result *r, const struct diag_tasks *used)
+{
+	struct diag_layer_res *L = &r->layer[DIAG_SCHED];
+	double secs = used->span_s > 0 ? used->span_s : r->duration_s;
+	struct diag_procs procs = { 0 };
+	struct diag_task *v;
+	pid_t self = getpid();
+	size_t i, j, k;
+	int ret = 0;
+
+	v = malloc((used->n ? used->n : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (used->n)
+		memcpy(v, used->v, used->n * sizeof(*v));
+	qsort(v, used->n, sizeof(*v), diag_task_tgid_cmp);
+	for (i = 0; i < used->n && !ret; i = j) {
+		struct diag_proc *p = NULL;
+		const char *comm = v[i].comm;
+
+		for (j = i; j < used->n && v[j].tgid == v[i].tgid; j++) {
+			/* the process's name is its leader's */
+			if (v[j].pid == v[j].tgid)
+				comm = v[j].comm;
+			if (!v[j].cpu_ns || v[j].tgid == self || ret)
+				continue;
+			if (!p) {
+				p = diag_procs_push(&procs);
+				if (!p) {
+					ret = -ENOMEM;
+					continue;
+				}
+				p->pid = p->tgid = v[i].tgid;
+			}
+			p->ns += v[j].cpu_ns;
+			p->count++;
+			cpuset_add(&p->cpus, v[j].cpu);
+		}
+		if (p) {
+			memcpy(p->comm, comm, GPULAT_COMM_LEN);
+			p->comm[GPULAT_COMM_LEN - 1] = '\0';
+		}
+	}
+	free(v);
+	if (!ret)
+		diag_procs_sort(&procs);
+	for (i = 0; !ret && i < procs.n; i++) {
+		const struct diag_proc *p = &procs.v[i];
+		double share = p->ns / (secs * 1e9);
+		bool dup = false;
+
+		if (L->nr_culprits == DIAG_MAX_CULPRITS ||
+		    share < DIAG_HOG_SHARE)
+			break;
+		if (r->nr_slow && !cpuset_meets(&p->cpus, &r->slow))
+			continue;
+		for (k = 0; k < L->nr_culprits; k++)
+			dup |= L->culprits[k].tgid == p->tgid;
+		if (!dup)
+			diag_culprit_set(&L->culprits[L->nr_culprits++], p,
+					 false, share);
+	}
+	diag_procs_free(&procs);
+	return ret;
+}

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpulat diagnose, inside: the verdict's structures and the functions
+ * its files share.  diagnose.c judges and ranks (the analysis core),
+ * diagnose_rules.c holds the rules as data, diagnose_culprits.c names
+ * the processes, diagnose_advice.c writes the advice and the notes,
+ * diagnose_print.c prints text and JSON, diagnose_tasks.c reads /proc.
+ */
+#ifndef _GPULAT_USER_DIAGNOSE_INT_H
+#define _GPULAT_USER_DIAGNOSE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpuset.h"
+#include "diagnose.h"
+#include "gpulat.h"
+
+/* A baseline needs this many samples before it counts. */
+#define DIAG_BASELINE_MIN	200
+/* The normal bound: this many times the baseline's p99 ... */
+#define DIAG_BASELINE_MULT	4
+/* ... but at most the expected p99 and at least a tenth of it. */
+#define DIAG_FLOOR_DIV		10
+/* An abnormal layer has this many samples over their bound ... */
+#define DIAG_MIN_OVER		3
+/* ... or one sample this many times over it. */
+#define DIAG_BIG_RATIO		10
+/* A process using this share of a CPU is worth naming. */
+#define DIAG_HOG_SHARE		0.25
+/* A task holding the CPU in this share of the outlier waits is a cause ... */
+#define DIAG_TRACE_SHARE	0.10
+/* ... and in this share, worth listing. */
+#define DIAG_TRACE_LIST		0.02
+/* CPUs with at least this fraction of the worst CPU's waits are "slow" ... */
+#define DIAG_CPU_SLOW		0.10
+/*
+ * ... and "hot" with this fraction: tasks wait on every CPU alike only
+ * when every CPU is hot.  Half was too low: with hogs on CPU 1 alone,
+ * emulation or a busy CPU 0 reached half of CPU 1's now and then.
+ */
+#define DIAG_CPU_ALIKE		0.75
+
+#define DIAG_MAX_EVIDENCE	3
+#define DIAG_MAX_CULPRITS	3
+#define DIAG_MAX_AFFECTED	3
+#define DIAG_MAX_ADVICE		8
+#define DIAG_MAX_NOTES		6
+#define DIAG_MAX_XIDS		8
+#define DIAG_TEXT_LEN		512
+/* A space where a line must not wrap ("CPU 1"); printed as a space. */
+#define DIAG_NBSP		'\x1f'
+
+/* Where an item's normal bound comes from. */
+enum diag_ref {
+	DIAG_REF_EXPECTED,	/* the expected p99 of the series */
+	DIAG_REF_BASELINE,	/* DIAG_BASELINE_MULT x the baseline's p99 */
+	DIAG_REF_FLOOR,		/* the floor: expected / DIAG_FLOOR_DIV */
+};
+
+/* How a series counts: its layer, expected p99 and weight in percent. */
+struct diag_rule {
+	enum diag_layer layer;
+	uint64_t expect_ns;
+	unsigned int weight;
+};
+
+/* One series of the window, judged. */
+struct diag_item {
+	enum diag_layer layer;
+	uint32_t family, id, cpu;
+	uint64_t key;
+	char name[GPULAT_NAME_LEN];
+	char where[2 * GPULAT_NAME_LEN + 48];	/* "CPU 1", "nullb0", ... */
+	char key_name[GPULAT_NAME_LEN];		/* printable */
+	uint64_t count, p50, p99, p999, max;
+	bool max_exact;
+	uint64_t expect, ref;
+	enum diag_ref ref_from;
+	uint64_t base_count, base_p99;
+	uint64_t threshold;	/* the family's trace threshold; 0: none */
+	double over_threshold;
+	double over;		/* samples above ref */
+	double excess;		/* ns above ref, summed over those samples */
+	unsigned int weight;
+};
+
+/* A process seen in the trace or in /proc, and what it did. */
+struct diag_proc {
+	int32_t pid, tgid;
+	char comm[GPULAT_COMM_LEN];
+	uint64_t ns;
+	uint64_t count;
+	struct cpuset cpus;
+};
+
+struct diag_procs {
+	struct diag_proc *v;
+	size_t n, cap;
+};
+
+struct diag_xid_seen {
+	uint64_t time_ns;
+	uint32_t code;
+	char device[32];
+	bool in_window;
+};
+
+struct diag_layer_res {
+	bool measured;
+	char why_not[96];
+	bool abnormal;
+	double score;
+	uint64_t samples;
+	double over;
+	double excess;
+	double worst_ratio;	/* largest max / ref of its items */
+	size_t top[DIAG_MAX_EVIDENCE];
+	size_t nr_top;
+	struct diag_culprit culprits[DIAG_MAX_CULPRITS];
+	size_t nr_culprits;
+	struct diag_proc affected[DIAG_MAX_AFFECTED];
+	size_t nr_affected;
+	uint64_t trace_wait_ns;	/* outlier wait time the culprits share */
+	struct diag_xid_seen xids[DIAG_MAX_XIDS];
+	size_t nr_xids, xids_in_window;
+	char advice[DIAG_MAX_ADVICE][DIAG_TEXT_LEN];
+	size_t nr_advice;
+	char notes[DIAG_MAX_NOTES][DIAG_TEXT_LEN];
+	size_t nr_notes;
+	char why_normal[DIAG_TEXT_LEN];	/* a measured normal layer's */
+	uint64_t drops;
+	unsigned int rank;
+};
+
+struct diag_result {
+	double duration_s;
+	char kernel[65];
+	bool trace_ok, interrupted, has_tasks;
+	uint64_t trace_lost;
+	size_t nr_trace;
+	struct cpuset slow;	/* CPUs with slow waits */
+	size_t nr_slow;
+	struct cpuset hot;		/* where the contention is */
+	size_t nr_hot;
+	size_t nr_seen;		/* CPUs with sched series */
+	bool alike;		/* tasks wait on every CPU alike */
+	struct diag_item *items;
+	size_t nr_items;
+	struct diag_layer_res layer[DIAG_NR_LAYERS];
+	enum diag_layer rank[DIAG_NR_LAYERS];
+	bool abnormal;
+};
+
+/* The Xid codes, by what they mean for the layer. */
+enum diag_xid_class {
+	DIAG_XID_OTHER,
+	DIAG_XID_STALL,		/* the GPU or its link stalls */
+	DIAG_XID_RESET,		/* the GPU needs a reset */
+	DIAG_XID_PROCESS,	/* one process's fault, recovered */
+	DIAG_XID_NR_CLASSES,
+};
+
+/* --- diagnose_rules.c: the rules as data ------------------------------ */
+
+extern const char *const diag_names[DIAG_NR_LAYERS];
+extern const char *const diag_titles[DIAG_NR_LAYERS];
+/* diag_layer_family - the family whose probes measure layer @l */
+uint32_t diag_layer_family(enum diag_layer l);
+
+/*
+ * diag_rule_of - how series @sr counts (its row of the family table);
+ * false for one that does not (background compaction: no task waits
+ * for it)
+ */
+bool diag_rule_of(const struct gpulat_series *sr, struct diag_rule *r);
+/* diag_xid_meaning - what Xid @code means, and its class in *@cls */
+const char *diag_xid_meaning(uint32_t code, enum diag_xid_class *cls);
+
+/* --- diagnose.c: the analysis core ------------------------------------ */
+
+/* diag_weighted - what @it adds to its layer's score, ns */
+static inline double diag_weighted(const struct diag_item *it)
+{
+	return it->excess * it->weight / 100.0;
+}
+
+/* diag_key_name - the name of (@fam, @key) among @s's series, or "" */
+const char *diag_key_name(const struct gl_snapshot *s, uint32_t fam,
+			  uint64_t key);
+/* diag_top_item - the evidence item @k of layer @l, or NULL */
+const struct diag_item *diag_top_item(const struct diag_result *r,
+				      enum diag_layer l, size_t k);
+
+/* --- diagnose_culprits.c: who held the CPUs --------------------------- */
+
+/* diag_trace - culprits and affected tasks from the trace; 0 or -ENOMEM */
+int diag_trace(struct diag_result *r, const struct watch *w);
+/* diag_slow_cpus - the slow and the hot CPUs; 0 or -ENOMEM */
+int diag_slow_cpus(struct diag_result *r);
+/* diag_cpu_users - culprits of the scheduler from /proc; 0 or -ENOMEM */
+int diag_cpu_users(struct diag_result *r, const struct diag_tasks *used);
+/* diag_alike - whether tasks wait on every CPU alike, where they do not */
+void diag_alike(struct diag_result *r);
+/* diag_cause - a culprit that counts as a cause, not one listed only */
+bool diag_cause(const struct diag_culprit *c);
+
+/* --- diagnose_advice.c: next steps, notes, why normal ----------------- */
+
+/* diag_advise_all - every layer's advice and notes, why normal ones are */
+void diag_advise_all(struct diag_result *r, const struct watch *w);
+/* diag_cpus_text - "CPU 1", "CPUs 0,2,3", "CPUs 0,1,2,3 and 4 more" */
+const char *diag_cpus_text(char *buf, size_t len, const struct cpuset *cpus);
+/* diag_culprit_doing - "held CPU 1 in 95% of the outlier waits" */
+const char *diag_culprit_doing(char *buf, size_t len,
+			       const struct diag_culprit *c);
+/* diag_score_text - "812ms" (per second watched) */
+const char *diag_score_text(char *buf, size_t len, double score);
+
+/* --- diagnose_tasks.c: /proc ------------------------------------------ */
+
+/* diag_root - the folder read in place of / ($GPULAT_SYSROOT), or "" */
+const char *diag_root(void);
+
+#endif /* _GPULAT_USER_DIAGNOSE_INT_H */

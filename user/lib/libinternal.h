@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* libgpulat internals: the layout of struct gl_snapshot. */
+#ifndef _GPULAT_USER_LIBINTERNAL_H
+#define _GPULAT_USER_LIBINTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "uapi/gpulat.h"
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* Bytes of one normalized series: VER0 fixed part plus every slot. */
+#define GL_SERIES_STRIDE \
+	(GPULAT_SERIES_SIZE_VER0 + GPULAT_HIST_NR_BUCKETS * sizeof(__u64))
+
+_Static_assert(sizeof(struct gpulat_snap_header) ==
+	       GPULAT_SNAP_HEADER_SIZE_VER1, "header VER1 size");
+_Static_assert(sizeof(struct gpulat_series) == GPULAT_SERIES_SIZE_VER0,
+	       "series VER0 size");
+_Static_assert(sizeof(struct gpulat_counter) == GPULAT_COUNTER_SIZE_VER0,
+	       "counter VER0 size");
+_Static_assert(sizeof(struct gpulat_probe) == GPULAT_PROBE_SIZE_VER0,
+	       "probe VER0 size");
+_Static_assert(sizeof(struct gpulat_event) == GPULAT_EVENT_SIZE_VER0,
+	       "event VER0 size");
+
+struct gl_snapshot {
+	struct gpulat_snap_header hdr;	/* sections describe blob */
+	unsigned char *blob;		/* total_size bytes */
+	size_t blob_len;
+	unsigned char *series;		/* nr_series x GL_SERIES_STRIDE, sorted */
+	bool *exact;			/* per series: max_ns is exact */
+	size_t nr_series;
+	struct gpulat_counter *counters;	/* sorted by (family, id) */
+	size_t nr_counters;
+	struct gpulat_probe *probes;	/* module order */
+	size_t nr_probes;
+	struct gpulat_event *events;	/* module order (oldest first) */
+	size_t nr_events;
+};
+
+void gl_set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+struct gl_snapshot *gl_snapshot_alloc(size_t nr_series, size_t nr_counters,
+				      size_t nr_probes, size_t nr_events);
+struct gpulat_series *gl_series_at(struct gl_snapshot *s, size_t i);
+int gl_snapshot_build_blob(struct gl_snapshot *s);
+/* gl_series_cmp - qsort order of normalized series: family, id, key, cpu */
+int gl_series_cmp(const void *pa, const void *pb);
+/* gl_counter_cmp - qsort order of counters: family, id */
+int gl_counter_cmp(const void *pa, const void *pb);
+/*
+ * gl_load_hint - how to load the module from where the user stands, for
+ * the "not loaded" message (reads below $GPULAT_SYSROOT when set)
+ */
+void gl_load_hint(char *buf, size_t len);
+
+#endif /* _GPULAT_USER_LIBINTERNAL_H */

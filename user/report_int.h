@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpulat report, inside: the state of one report, shared by report.c
+ * (the command: the folder, the watch, the archive) and report_files.c
+ * (the files from the watch: snapshots, trace, diagnosis, NVML).
+ */
+#ifndef _GPULAT_USER_REPORT_INT_H
+#define _GPULAT_USER_REPORT_INT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diagnose.h"
+#include "gpulat.h"
+#include "hostfacts.h"
+#include "watch.h"
+
+struct report {
+	const struct gpulat_opts *o;
+	double duration_s, interval_s;
+	char host[128];
+	char top[256];			/* gpulat-report-HOST-YYYYMMDD-HHMMSS */
+	char when[64];			/* start time, for people */
+	char *out;			/* the archive, absolute path */
+	char tmp[PATH_MAX];		/* private folder holding top/ */
+	const char *root;		/* $GPULAT_SYSROOT or "" */
+	char kernel[128];
+	struct bundle b;
+	struct hostfacts hf;
+	struct watch w;
+	struct diag_tasks tasks;	/* CPU time of threads at the start */
+	struct diag_tasks used;		/* and used during the watch */
+	bool watch_tried;		/* watch_run was called: free w */
+	bool watched;			/* w holds a finished watch */
+	bool interrupted;		/* a signal ended the wait early */
+	double waited_s;		/* without the module: time waited */
+	char module[512];		/* why the module is absent; "" if read */
+	uint32_t major, minor;
+};
+
+/* The files of a report; each 0, or the bundle's error (r->b.err). */
+int report_snapshots(struct report *r);
+int report_trace(struct report *r);
+int report_diagnosis(struct report *r);
+int report_nvml(struct report *r);
+
+#endif /* _GPULAT_USER_REPORT_INT_H */
