@@ -181,7 +181,7 @@ int gpulat_load_input(const char *input, const char *from,
 int gpulat_input_exit(int err);
 const char *gpulat_kernel_release(char *buf, size_t len);
 
-/* cmd/view.c: the FAMILY filter and names of a view */
+/* engine/view.c: the FAMILY filter and names of a view */
 bool view_wants_family(const struct view *v, uint32_t family);
 bool view_wants_series(const struct view *v, const struct gpulat_series *sr);
 const char *view_family_name(uint32_t family, char *buf, size_t len);
@@ -210,10 +210,10 @@ int snapshot_run(const struct gpulat_opts *o);
 /* cmd/trace.c */
 int trace_run(const struct gpulat_opts *o);
 
-/* diagnose.c (the engine; the command is cmd/diagnose.c) */
+/* cmd/diagnose.c (the engine is engine/diagnose*.c) */
 int diagnose_run(const struct gpulat_opts *o);
 
-/* report.c (the engine; the command is cmd/report.c) */
+/* cmd/report.c (the engine is engine/report*.c) */
 int report_run(const struct gpulat_opts *o);
 
 /* cmd/control.c: enable, disable, reset */

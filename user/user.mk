@@ -12,10 +12,10 @@
 #
 # Layers, one folder each: user/lib/ is libgpulat (device access, snapshot
 # decoding and differencing, histogram math, trace records, the family
-# table), which knows no command; user/engine/ and the engines at the top
-# of user/ (diagnosis, report bundle, host facts, NVML) build on it; the
-# commands are user/cmd/, one file each; user/cli.c parses, user/gpulat.c
-# dispatches.  libgpulat.a holds user/lib/ alone; libgpulat-tool.a holds
+# table, the CPU set), which knows no command; user/engine/ (watch, hist
+# view, trace printing, diagnosis, report bundle, host facts, NVML) builds
+# on it; the commands are user/cmd/, one file each; user/cli.c parses,
+# user/gpulat.c dispatches.  libgpulat.a holds user/lib/ alone; libgpulat-tool.a holds
 # the rest but main.
 #
 # Programs using the library: $(USER_INC) to compile, $(USER_LIB) or
@@ -261,14 +261,14 @@ user-clean:
 # through LD_LIBRARY_PATH by its soname.
 USER_NVML_DOUBLE := $(USER_UNIT_OUT)/nvml/libnvidia-ml.so.1
 USER_NVML_DOUBLE_OLD := $(USER_UNIT_OUT)/nvml-old/libnvidia-ml.so.1
-USER_NVML_DOUBLE_FLAGS := -I user $(USER_CFLAGS) -fPIC -shared \
+USER_NVML_DOUBLE_FLAGS := -I user/engine $(USER_CFLAGS) -fPIC -shared \
 			  -Wl,-soname,libnvidia-ml.so.1
 
-$(USER_NVML_DOUBLE): tests/nvml/fake_nvml.c user/nvml.h
+$(USER_NVML_DOUBLE): tests/nvml/fake_nvml.c user/engine/nvml.h
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_NVML_DOUBLE_FLAGS) -o $@ $<
 
-$(USER_NVML_DOUBLE_OLD): tests/nvml/fake_nvml.c user/nvml.h
+$(USER_NVML_DOUBLE_OLD): tests/nvml/fake_nvml.c user/engine/nvml.h
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_NVML_DOUBLE_FLAGS) -DFAKE_NVML_OLD -o $@ $<
 
@@ -276,4 +276,4 @@ $(USER_NVML_DOUBLE_OLD): tests/nvml/fake_nvml.c user/nvml.h
 $(USER_UNIT_OUT)/test_report: | $(USER_NVML_DOUBLE) $(USER_NVML_DOUBLE_OLD)
 
 # The static guest tool cannot load libraries: it states NVML as absent.
-$(USER_GUEST_OBJ)/nvml.o: USER_CFLAGS += -DGPULAT_NO_DLOPEN
+$(USER_GUEST_OBJ)/engine/nvml.o: USER_CFLAGS += -DGPULAT_NO_DLOPEN

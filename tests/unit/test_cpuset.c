@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The one CPU set of the tool (user/cpuset.c) and its limit. */
+/* The one CPU set of the tool (user/lib/cpuset.c) and its limit. */
 #include <errno.h>
 #include <string.h>
 

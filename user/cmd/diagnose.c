@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpulat diagnose: the command.  diagnose_run() and the analysis are the
- * diagnosis engine's (user/diagnose.c).
+ * gpulat diagnose, the command: CPU time around a watch of every family,
+ * then the verdict (the diagnosis engine, user/engine/diagnose*.c)
+ * printed as text or JSON.
  */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diagnose.h"
 #include "gpulat.h"
+#include "watch.h"
 
 static const char usage_diagnose[] =
 "usage: gpulat diagnose [-d SECONDS] [-t FAMILY=DURATION]... [-j]\n"
@@ -24,6 +31,53 @@ static const char usage_diagnose[] =
 "EXAMPLES:\n"
 "    gpulat diagnose                   # ten seconds, then the verdict\n"
 "    gpulat diagnose -d 60 -j          # a minute, as JSON\n";
+
+/* diagnose_run - gpulat diagnose */
+int diagnose_run(const struct gpulat_opts *o)
+{
+	double duration = o->has_duration ? o->duration_s :
+					    GPULAT_DIAGNOSE_SECONDS;
+	struct diag_tasks t0 = { 0 }, t1 = { 0 }, used = { 0 };
+	struct diag_result *r = NULL;
+	uint32_t major, minor;
+	bool have_t0, have_used;
+	struct watch w;
+	int fd, ret;
+
+	fd = gpulat_device_open(&major, &minor, stderr);
+	if (fd < 0)
+		return gpulat_device_exit(fd);
+	if (!o->json)
+		fprintf(stderr, "gpulat: watching every family for %.3gs...\n",
+			duration);
+	watch_stop_on_signal();
+	/* CPU time around the watch; a missing /proc only costs those users */
+	have_t0 = !diag_tasks_read(&t0);
+	ret = watch_run(fd, duration, 0, false, o->thresholds,
+			o->thresholds_set, &w, NULL, NULL, stderr);
+	have_used = !ret && have_t0 && !diag_tasks_read(&t1) &&
+		    !diag_tasks_delta(&t0, &t1, &used);
+	close(fd);
+	diag_tasks_free(&t0);
+	diag_tasks_free(&t1);
+	if (ret)
+		return ret;
+	ret = diag_analyze_tasks(&w, have_used ? &used : NULL, &r);
+	if (ret) {
+		fprintf(stderr, "gpulat: diagnose: %s\n", strerror(-ret));
+		ret = GPULAT_EXIT_ERROR;
+	} else {
+		if (o->json)
+			diag_print_json(stdout, r);
+		else
+			diag_print_text(stdout, r);
+		ret = fflush(stdout) ? GPULAT_EXIT_ERROR : GPULAT_EXIT_OK;
+	}
+	diag_free(r);
+	diag_tasks_free(&used);
+	watch_free(&w);
+	return ret;
+}
 
 const struct gpulat_command cmd_diagnose = {
 	.name = "diagnose",

@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpulat report: the command.  report_run() and the bundle are the
- * report engine's (user/report.c).
+ * gpulat report, the command: the options, the device (or its absence,
+ * stated in the report), then the report engine (user/engine/report.c)
+ * collects and packs.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "gpulat.h"
+#include "report.h"
 
 static const char usage_report[] =
 "usage: gpulat report [-o FILE.tar.gz] [-d SECONDS] [--interval SECONDS]\n"
@@ -29,6 +36,92 @@ static const char usage_report[] =
 "EXAMPLES:\n"
 "    gpulat report                     # 30 s, archive in this folder\n"
 "    gpulat report -d 120 -o /tmp/r.tar.gz\n";
+
+/*
+ * report_open - the device in *@fdp, or -1 there when the module is absent
+ * (its reason in r->module: the report holds host facts only); 0, or an
+ * exit code after a message
+ */
+static int report_open(struct report *r, int *fdp)
+{
+	char *msg = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&msg, &len);
+	int fd, code;
+
+	*fdp = -1;
+	if (!m) {
+		fprintf(stderr, "gpulat: out of memory\n");
+		return GPULAT_EXIT_ERROR;
+	}
+	fd = gpulat_device_open(&r->major, &r->minor, m);
+	fclose(m);
+	code = fd < 0 ? gpulat_device_exit(fd) : GPULAT_EXIT_OK;
+	if (code != GPULAT_EXIT_NO_MODULE) {
+		/* Permission, ABI: the person can fix those; say so and stop. */
+		if (code)
+			fputs(msg, stderr);
+		free(msg);
+		*fdp = fd;
+		return code;
+	}
+	msg[strcspn(msg, "\n")] = '\0';
+	snprintf(r->module, sizeof(r->module), "%s",
+		 strncmp(msg, "gpulat: ", 8) ? msg : msg + 8);
+	free(msg);
+	fprintf(stderr, "gpulat: %s: the report holds host facts only\n",
+		r->module);
+	return GPULAT_EXIT_OK;
+}
+
+/* report_run - gpulat report */
+int report_run(const struct gpulat_opts *o)
+{
+	struct report *r;
+	int fd, ret = GPULAT_EXIT_ERROR;
+
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		fprintf(stderr, "gpulat: out of memory\n");
+		return GPULAT_EXIT_ERROR;
+	}
+	r->o = o;
+	r->duration_s = o->has_duration ? o->duration_s : GPULAT_REPORT_SECONDS;
+	r->interval_s = o->has_report_interval ? o->report_interval_s :
+		GPULAT_REPORT_INTERVAL;
+	if (r->interval_s > r->duration_s)
+		r->interval_s = r->duration_s;
+	r->root = getenv("GPULAT_SYSROOT");
+	if (!r->root)
+		r->root = "";
+	gpulat_kernel_release(r->kernel, sizeof(r->kernel));
+	report_name(r);
+	if (report_output(r))
+		goto out;
+	if (!bundle_find_prog("tar")) {
+		fprintf(stderr, "gpulat: tar is not installed or not in PATH; the report is a .tar.gz made by tar\n");
+		goto out;
+	}
+	ret = report_open(r, &fd);
+	if (ret)
+		goto out;
+	ret = GPULAT_EXIT_ERROR;
+	if (report_workdir(r) || report_collect(r, fd)) {
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (report_archive(r))
+		goto out;
+	printf("wrote %s (%zu files, %zu sources absent: see MANIFEST)\n",
+	       r->out, r->b.nr, bundle_nr_absent(&r->b));
+	ret = GPULAT_EXIT_OK;
+out:
+	report_release(r);
+	return ret;
+}
 
 const struct gpulat_command cmd_report = {
 	.name = "report",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpulat report: watch the module for a while and write one .tar.gz to
+ * gpulat report, the engine: watch the module for a while and write one
+ * .tar.gz to
  * attach to a vendor bug report: snapshots (start, end, every interval),
  * the outlier trace, the diagnosis, the host facts nvidia-bug-report.sh
  * does not collect and NVML's view of the GPUs, with a MANIFEST on top.
@@ -18,10 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report_int.h"
+#include "report.h"
 
 /* report_name - the top folder's name: gpulat-report-HOST-YYYYMMDD-HHMMSS */
-static void report_name(struct report *r)
+void report_name(struct report *r)
 {
 	time_t now = time(NULL);
 	struct tm tm;
@@ -48,7 +49,7 @@ static void report_name(struct report *r)
  * report_output - absolute path of the archive (tar changes folder first);
  * 0, or -errno after a message
  */
-static int report_output(struct report *r)
+int report_output(struct report *r)
 {
 	char cwd[PATH_MAX], *dir, *slash;
 	const char *out = r->o->output;
@@ -161,8 +162,8 @@ static char *report_header(struct report *r)
 	return buf;
 }
 
-/* report_collect - fill the folder; 0 or an exit code after a message */
-static int report_collect(struct report *r, int fd)
+/* report_collect - fill the folder; 0, or -errno after a message */
+int report_collect(struct report *r, int fd)
 {
 	char *header;
 	int ret;
@@ -183,7 +184,7 @@ static int report_collect(struct report *r, int fd)
 				r->o->thresholds, r->o->thresholds_set, &r->w,
 				NULL, NULL, stderr);
 		if (ret)
-			return ret;
+			return -EIO;	/* watch_run() said why */
 		r->watched = true;
 		if (r->tasks.n && !diag_tasks_read(&t1) &&
 		    diag_tasks_delta(&r->tasks, &t1, &r->used))
@@ -205,7 +206,8 @@ static int report_collect(struct report *r, int fd)
 		goto fail;
 	header = report_header(r);
 	if (!header) {
-		bundle_fail(&r->b, -ENOMEM, "out of memory");
+		ret = -ENOMEM;
+		bundle_fail(&r->b, ret, "out of memory");
 		goto fail;
 	}
 	ret = bundle_write_manifest(&r->b, header);
@@ -216,137 +218,79 @@ static int report_collect(struct report *r, int fd)
 fail:
 	fprintf(stderr, "gpulat: %s\n", r->b.errmsg[0] ? r->b.errmsg :
 		strerror(-ret));
-	return GPULAT_EXIT_ERROR;
+	return ret;
 }
 
 /*
- * report_open - the device in *@fdp, or -1 there when the module is absent
- * (its reason in r->module: the report holds host facts only); 0, or an
- * exit code after a message
+ * report_workdir - the private temporary folder and the bundle in it;
+ * 0, or -errno after a message
  */
-static int report_open(struct report *r, int *fdp)
+int report_workdir(struct report *r)
 {
-	char *msg = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&msg, &len);
-	int fd, code;
+	char dir[PATH_MAX + 256];
+	const char *tmpdir = getenv("TMPDIR");
+	int ret;
 
-	*fdp = -1;
-	if (!m) {
-		fprintf(stderr, "gpulat: out of memory\n");
-		return GPULAT_EXIT_ERROR;
-	}
-	fd = gpulat_device_open(&r->major, &r->minor, m);
-	fclose(m);
-	code = fd < 0 ? gpulat_device_exit(fd) : GPULAT_EXIT_OK;
-	if (code != GPULAT_EXIT_NO_MODULE) {
-		/* Permission, ABI: the person can fix those; say so and stop. */
-		if (code)
-			fputs(msg, stderr);
-		free(msg);
-		*fdp = fd;
-		return code;
-	}
-	msg[strcspn(msg, "\n")] = '\0';
-	snprintf(r->module, sizeof(r->module), "%s",
-		 strncmp(msg, "gpulat: ", 8) ? msg : msg + 8);
-	free(msg);
-	fprintf(stderr, "gpulat: %s: the report holds host facts only\n",
-		r->module);
-	return GPULAT_EXIT_OK;
-}
-
-/* report_run - gpulat report */
-int report_run(const struct gpulat_opts *o)
-{
-	char err[512], dir[PATH_MAX + 256], *part = NULL;
-	struct report *r;
-	const char *tmpdir;
-	int fd, ret = GPULAT_EXIT_ERROR;
-
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		fprintf(stderr, "gpulat: out of memory\n");
-		return GPULAT_EXIT_ERROR;
-	}
-	r->o = o;
-	r->duration_s = o->has_duration ? o->duration_s : GPULAT_REPORT_SECONDS;
-	r->interval_s = o->has_report_interval ? o->report_interval_s :
-		GPULAT_REPORT_INTERVAL;
-	if (r->interval_s > r->duration_s)
-		r->interval_s = r->duration_s;
-	r->root = getenv("GPULAT_SYSROOT");
-	if (!r->root)
-		r->root = "";
-	gpulat_kernel_release(r->kernel, sizeof(r->kernel));
-	report_name(r);
-	if (report_output(r))
-		goto out;
-	if (!bundle_find_prog("tar")) {
-		fprintf(stderr, "gpulat: tar is not installed or not in PATH; the report is a .tar.gz made by tar\n");
-		goto out;
-	}
-	ret = report_open(r, &fd);
-	if (ret)
-		goto out;
-	ret = GPULAT_EXIT_ERROR;
-	tmpdir = getenv("TMPDIR");
 	snprintf(r->tmp, sizeof(r->tmp), "%s/gpulat-report.XXXXXX",
 		 tmpdir && tmpdir[0] ? tmpdir : "/tmp");
 	if (!mkdtemp(r->tmp)) {
+		ret = -errno;
 		fprintf(stderr, "gpulat: cannot create a temporary folder %s: %s\n",
-			r->tmp, strerror(errno));
+			r->tmp, strerror(-ret));
 		r->tmp[0] = '\0';
-		if (fd >= 0)
-			close(fd);
-		goto out;
+		return ret;
 	}
 	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", r->tmp, r->top) >=
 	    sizeof(dir)) {
 		fprintf(stderr, "gpulat: temporary folder name too long: %s\n",
 			r->tmp);
-		if (fd >= 0)
-			close(fd);
-		goto out;
+		return -ENAMETOOLONG;
 	}
-	if (bundle_init(&r->b, dir)) {
+	ret = bundle_init(&r->b, dir);
+	if (ret) {
 		fprintf(stderr, "gpulat: %s\n", r->b.errmsg[0] ? r->b.errmsg :
 			"out of memory");
-		if (fd >= 0)
-			close(fd);
-		goto out;
+		return ret;
 	}
-	ret = report_collect(r, fd);
-	if (fd >= 0)
-		close(fd);
-	if (ret)
-		goto out;
-	/*
-	 * tar writes a name of its own next to the archive, renamed over it
-	 * when whole: a failure leaves a file given with -o as it was.
-	 */
+	return 0;
+}
+
+/*
+ * report_archive - pack the folder into r->out; 0, or -errno after a
+ * message.  tar writes a name of its own next to the archive, renamed
+ * over it when whole: a failure leaves a file given with -o as it was.
+ */
+int report_archive(struct report *r)
+{
+	char err[512], *part;
+	int ret;
+
 	if (asprintf(&part, "%s.tmp.%d", r->out, (int)getpid()) < 0) {
-		part = NULL;
 		fprintf(stderr, "gpulat: out of memory\n");
-		goto out;
+		return -ENOMEM;
 	}
-	if (bundle_pack(r->tmp, r->top, part, err, sizeof(err))) {
+	ret = bundle_pack(r->tmp, r->top, part, err, sizeof(err));
+	if (ret) {
 		fprintf(stderr, "gpulat: %s\n", err);
 		unlink(part);
-		ret = GPULAT_EXIT_ERROR;
-		goto out;
+		free(part);
+		return ret;
 	}
 	if (rename(part, r->out)) {
+		ret = -errno;
 		fprintf(stderr, "gpulat: cannot rename %s to %s: %s\n", part,
-			r->out, strerror(errno));
+			r->out, strerror(-ret));
 		unlink(part);
-		ret = GPULAT_EXIT_ERROR;
-		goto out;
+		free(part);
+		return ret;
 	}
-	printf("wrote %s (%zu files, %zu sources absent: see MANIFEST)\n",
-	       r->out, r->b.nr, bundle_nr_absent(&r->b));
-	ret = GPULAT_EXIT_OK;
-out:
+	free(part);
+	return 0;
+}
+
+/* report_release - remove the temporary folder, free what @r holds and @r */
+void report_release(struct report *r)
+{
 	if (r->tmp[0]) {
 		int rm = bundle_remove(r->tmp);
 
@@ -360,8 +304,6 @@ out:
 	diag_tasks_free(&r->used);
 	hostfacts_free(&r->hf);
 	bundle_free(&r->b);
-	free(part);
 	free(r->out);
 	free(r);
-	return ret;
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * gpulat report, inside: the state of one report, shared by report.c
- * (the command: the folder, the watch, the archive) and report_files.c
- * (the files from the watch: snapshots, trace, diagnosis, NVML).
+ * gpulat report, the engine: the state of one report, shared by
+ * cmd/report.c (the command: options, device), engine/report.c (the
+ * folder, the watch, the archive) and engine/report_files.c (the files
+ * from the watch: snapshots, trace, diagnosis, NVML).
  */
-#ifndef _GPULAT_USER_REPORT_INT_H
-#define _GPULAT_USER_REPORT_INT_H
+#ifndef _GPULAT_USER_REPORT_H
+#define _GPULAT_USER_REPORT_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -39,10 +40,27 @@ struct report {
 	uint32_t major, minor;
 };
 
+/* report_name - host, start time and the top folder's name */
+void report_name(struct report *r);
+/* report_output - absolute path of the archive in r->out, checked writable */
+int report_output(struct report *r);
+/* report_workdir - the private temporary folder and the bundle in it */
+int report_workdir(struct report *r);
+/* report_collect - the watch (@fd < 0: the module absent) and the files */
+int report_collect(struct report *r, int fd);
+/* report_archive - pack the folder into r->out */
+int report_archive(struct report *r);
+/* report_release - remove the temporary folder, free what @r holds and @r */
+void report_release(struct report *r);
+/*
+ * Each of the above but report_name() and report_release(): 0, or -errno
+ * after a message on stderr.
+ */
+
 /* The files of a report; each 0, or the bundle's error (r->b.err). */
 int report_snapshots(struct report *r);
 int report_trace(struct report *r);
 int report_diagnosis(struct report *r);
 int report_nvml(struct report *r);
 
-#endif /* _GPULAT_USER_REPORT_INT_H */
+#endif /* _GPULAT_USER_REPORT_H */

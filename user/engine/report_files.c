@@ -11,7 +11,7 @@
 
 #include "nvml.h"
 #include "nvml_child.h"
-#include "report_int.h"
+#include "report.h"
 #include "trace.h"
 #include "units.h"
 
