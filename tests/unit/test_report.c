@@ -551,13 +551,13 @@ TEST_F(host, pack)
 	fflush(stderr);
 	saved = dup(2);
 	dup2(open("/dev/null", O_WRONLY | O_CLOEXEC), 2);
-	EXPECT_EQ(-1, bundle_pack(self->out, "nosuch", tgz, err, sizeof(err)));
+	EXPECT_EQ(-EIO, bundle_pack(self->out, "nosuch", tgz, err, sizeof(err)));
 	dup2(saved, 2);
 	close(saved);
 	EXPECT_NE(NULL, strstr(err, "failed with status 2")) TH_LOG("%s", err);
 	ASSERT_EQ(0, setenv("PATH", self->out, 1));
 	EXPECT_FALSE(bundle_find_prog("tar"));
-	EXPECT_EQ(-1, bundle_pack(self->out, "top", tgz, err, sizeof(err)));
+	EXPECT_EQ(-ENOENT, bundle_pack(self->out, "top", tgz, err, sizeof(err)));
 	EXPECT_STREQ("cannot run tar: No such file or directory (tar is not installed or not in PATH)",
 		     err);
 	setenv("PATH", path, 1);

@@ -230,21 +230,23 @@ bool bundle_find_prog(const char *name)
 int bundle_pack(const char *parent, const char *top, const char *out,
 		char *err, size_t errlen)
 {
-	int pfd[2], status, child_errno = 0;
+	int pfd[2], status, child_errno = 0, ret;
 	ssize_t n;
 	pid_t pid;
 
 	/* The pipe closes on exec; an errno on it means exec failed. */
 	if (pipe2(pfd, O_CLOEXEC)) {
-		snprintf(err, errlen, "cannot run tar: %s", strerror(errno));
-		return -1;
+		ret = -errno;
+		snprintf(err, errlen, "cannot run tar: %s", strerror(-ret));
+		return ret;
 	}
 	pid = fork();
 	if (pid < 0) {
-		snprintf(err, errlen, "cannot run tar: %s", strerror(errno));
+		ret = -errno;
+		snprintf(err, errlen, "cannot run tar: %s", strerror(-ret));
 		close(pfd[0]);
 		close(pfd[1]);
-		return -1;
+		return ret;
 	}
 	if (!pid) {
 		close(pfd[0]);
@@ -262,26 +264,27 @@ int bundle_pack(const char *parent, const char *top, const char *out,
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
+			ret = -errno;
 			snprintf(err, errlen, "waiting for tar: %s",
-				 strerror(errno));
-			return -1;
+				 strerror(-ret));
+			return ret;
 		}
 	}
 	if (n == sizeof(child_errno)) {
 		snprintf(err, errlen, "cannot run tar: %s%s",
 			 strerror(child_errno), child_errno == ENOENT ?
 			 " (tar is not installed or not in PATH)" : "");
-		return -1;
+		return -child_errno;
 	}
 	if (WIFSIGNALED(status)) {
 		snprintf(err, errlen, "tar -czf %s was killed by signal %d",
 			 out, WTERMSIG(status));
-		return -1;
+		return -EIO;
 	}
 	if (WEXITSTATUS(status)) {
 		snprintf(err, errlen, "tar -czf %s failed with status %d",
 			 out, WEXITSTATUS(status));
-		return -1;
+		return -EIO;
 	}
 	return 0;
 }
