@@ -167,11 +167,6 @@ int gpulat_device_open(uint32_t *major, uint32_t *minor, FILE *err);
 /* gpulat_device_exit - exit code of a gpulat_device_open() error */
 int gpulat_device_exit(int err);
 /*
- * gpulat_open_device - the former convention, for the callers not yet
- * moved to gpulat_device_open(): the fd, or minus the exit code
- */
-int gpulat_open_device(uint32_t *major, uint32_t *minor, FILE *err);
-/*
  * gpulat_load_input - read @input, minus @from when given, with the
  * reason on @err: 0 or -errno
  */

@@ -41,14 +41,6 @@ int gpulat_device_exit(int err)
 	return GPULAT_EXIT_ERROR;
 }
 
-/* gpulat_open_device - gpulat_device_open(), the error as minus the exit code */
-int gpulat_open_device(uint32_t *major, uint32_t *minor, FILE *err)
-{
-	int fd = gpulat_device_open(major, minor, err);
-
-	return fd < 0 ? -gpulat_device_exit(fd) : fd;
-}
-
 /* gpulat_load_input - read @input, minus @from when given; 0 or -errno */
 int gpulat_load_input(const char *input, const char *from,
 		      struct gl_snapshot **out, FILE *err)
