@@ -61,7 +61,7 @@ int diagnose_run(const struct gpulat_opts *o)
 	diag_tasks_free(&t0);
 	diag_tasks_free(&t1);
 	if (ret)
-		return ret;
+		return GPULAT_EXIT_ERROR;	/* watch_run() said why */
 	ret = diag_analyze_tasks(&w, have_used ? &used : NULL, &r);
 	if (ret) {
 		fprintf(stderr, "gpulat: diagnose: %s\n", strerror(-ret));

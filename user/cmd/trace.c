@@ -97,6 +97,8 @@ int trace_run(const struct gpulat_opts *o)
 			fputc('\n', stderr);
 		}
 		watch_free(&w);
+	} else {
+		ret = GPULAT_EXIT_ERROR;	/* watch_run() said why */
 	}
 	gl_snapshot_free(t.names);
 	close(fd);

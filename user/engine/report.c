@@ -184,7 +184,7 @@ int report_collect(struct report *r, int fd)
 				r->o->thresholds, r->o->thresholds_set, &r->w,
 				NULL, NULL, stderr);
 		if (ret)
-			return -EIO;	/* watch_run() said why */
+			return ret;	/* watch_run() said why */
 		r->watched = true;
 		if (r->tasks.n && !diag_tasks_read(&t1) &&
 		    diag_tasks_delta(&r->tasks, &t1, &r->used))

@@ -75,7 +75,7 @@ static int watch_snapshot(int fd, struct gl_snapshot **out, FILE *err)
 	ret = gl_snapshot_take_err(fd, out, msg, sizeof(msg));
 	if (ret)
 		fprintf(err, "gpulat: snapshot failed: %s\n", msg);
-	return ret ? GPULAT_EXIT_ERROR : 0;
+	return ret;
 }
 
 static int watch_keep_interval(struct watch *w, struct gl_snapshot *s)
@@ -177,7 +177,7 @@ static int watch_thresholds(int fd, struct watch *w, const uint64_t *given,
 		if (ret) {
 			fprintf(err, "gpulat: threshold of %s: %s\n",
 				gl_family_name(f), strerror(-ret));
-			return GPULAT_EXIT_ERROR;
+			return ret;
 		}
 		w->thresholds[f] = old[f];
 	}
@@ -190,7 +190,7 @@ static int watch_thresholds(int fd, struct watch *w, const uint64_t *given,
 		if (ret) {
 			fprintf(err, "gpulat: setting the threshold of %s: %s\n",
 				gl_family_name(f), strerror(-ret));
-			return GPULAT_EXIT_ERROR;
+			return ret;
 		}
 	}
 	return 0;
@@ -249,10 +249,10 @@ int watch_run(int fd, double duration_s, double interval_s,
 			ret = watch_snapshot(fd, &s, err);
 			if (ret)
 				goto out;
-			if (watch_keep_interval(w, s)) {
+			ret = watch_keep_interval(w, s);
+			if (ret) {
 				gl_snapshot_free(s);
 				fprintf(err, "gpulat: out of memory\n");
-				ret = GPULAT_EXIT_ERROR;
 				goto out;
 			}
 			next += interval_s;
@@ -266,10 +266,10 @@ int watch_run(int fd, double duration_s, double interval_s,
 		p.fd = fd;
 		p.events = w->trace_ok ? POLLIN : 0;
 		p.revents = 0;
-		if (poll(&p, 1, ms) > 0 && p.revents &&
-		    watch_drain(fd, w, keep, on_rec, arg, err)) {
-			ret = GPULAT_EXIT_ERROR;
-			goto out;
+		if (poll(&p, 1, ms) > 0 && p.revents) {
+			ret = watch_drain(fd, w, keep, on_rec, arg, err);
+			if (ret)
+				goto out;
 		}
 	}
 	w->interrupted = watch_stop;
@@ -279,10 +279,9 @@ int watch_run(int fd, double duration_s, double interval_s,
 	w->duration_s = watch_now() - t0;
 	if (w->trace_ok)
 		watch_drain(fd, w, keep, on_rec, arg, err);
-	if (gl_snapshot_diff(w->start, w->end, &w->window)) {
+	ret = gl_snapshot_diff(w->start, w->end, &w->window);
+	if (ret)
 		fprintf(err, "gpulat: cannot compare the snapshots\n");
-		ret = GPULAT_EXIT_ERROR;
-	}
 out:
 	watch_restore(fd, w, thresholds_set, old);
 	if (ret)

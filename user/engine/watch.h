@@ -46,7 +46,7 @@ struct watch {
  * (which consumes them).  The thresholds set are put back at the end
  * unless somebody changed them again meanwhile.  A module without the trace
  * (ABI < 1.2) is watched without records: trace_ok tells.
- * 0, or an exit code after a message on @err.
+ * 0, or -errno after a message on @err.
  */
 int watch_run(int fd, double duration_s, double interval_s,
 	      bool keep_intervals, const uint64_t *thresholds,
