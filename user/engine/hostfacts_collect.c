@@ -350,7 +350,7 @@ static bool hf_vmstat_get(const char *text, const char *name, uint64_t *v)
 		if (!strncmp(p, name, n) && p[n] == ' ') {
 			p += n + 1;
 			end = strchrnul(p, '\n');
-			return hf_num(&p, end, v);
+			return units_dec(&p, end, v);
 		}
 		p = strchr(p, '\n');
 		if (p)

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "hostfacts.h"
+#include "units.h"	/* units_dec() */
 
 #define ARRAY_SIZE_HF(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -36,8 +37,6 @@ struct hf_idle_usage {
 
 /* --- hostfacts_parse.c ------------------------------------------------- */
 
-/* hf_num - decimal digits at *@p, saturating; false when there are none */
-bool hf_num(const char **p, const char *end, uint64_t *v);
 /* hf_is_digits - whether @s is digits only, and not empty */
 bool hf_is_digits(const char *s);
 

@@ -11,24 +11,6 @@
 
 #include "hostfacts_int.h"
 
-/* hf_num - decimal digits at *@p, saturating; false when there are none */
-bool hf_num(const char **p, const char *end, uint64_t *v)
-{
-	const char *s = *p;
-	uint64_t x = 0;
-
-	if (s >= end || !isdigit((unsigned char)*s))
-		return false;
-	for (; s < end && isdigit((unsigned char)*s); s++) {
-		unsigned int d = *s - '0';
-
-		x = x > (UINT64_MAX - d) / 10 ? UINT64_MAX : x * 10 + d;
-	}
-	*p = s;
-	*v = x;
-	return true;
-}
-
 
 bool hf_is_digits(const char *s)
 {
@@ -56,7 +38,7 @@ static int hf_interrupts_header(const char *p, const char *end,
 		if (end - p < 4 || memcmp(p, "CPU", 3))
 			return -EINVAL;
 		p += 3;
-		if (!hf_num(&p, end, &v) || v >= CPUSET_MAX_CPUS)
+		if (!units_dec(&p, end, &v) || v >= CPUSET_MAX_CPUS)
 			return -EINVAL;
 		if (in->nr_cols == alloc) {
 			alloc = alloc ? 2 * alloc : 64;
@@ -111,7 +93,7 @@ static int hf_interrupts_row(const char *p, const char *end,
 		q = p;
 		while (q < end && *q == ' ')
 			q++;
-		if (!hf_num(&q, end, &v) || (q < end && !isspace((unsigned char)*q)))
+		if (!units_dec(&q, end, &v) || (q < end && !isspace((unsigned char)*q)))
 			break;
 		l->counts[col] = v;
 		l->total = l->total > UINT64_MAX - v ? UINT64_MAX : l->total + v;
@@ -202,11 +184,11 @@ int hf_kmsg_parse(const char *rec, size_t len, uint64_t *usec,
 	const char *p = rec, *end = rec + len, *semi, *nl;
 	uint64_t v;
 
-	if (!hf_num(&p, end, &v) || p >= end || *p++ != ',')
+	if (!units_dec(&p, end, &v) || p >= end || *p++ != ',')
 		return -EINVAL;
-	if (!hf_num(&p, end, &v) || p >= end || *p++ != ',')
+	if (!units_dec(&p, end, &v) || p >= end || *p++ != ',')
 		return -EINVAL;
-	if (!hf_num(&p, end, usec) || p >= end || (*p != ',' && *p != ';'))
+	if (!units_dec(&p, end, usec) || p >= end || (*p != ',' && *p != ';'))
 		return -EINVAL;
 	semi = memchr(p, ';', end - p);
 	if (!semi)
@@ -244,7 +226,7 @@ int hf_aer_total(const char *text, uint64_t *total)
 				return -EINVAL;
 			while (p < nl && *p == ' ')
 				p++;
-			return hf_num(&p, nl, total) ? 0 : -EINVAL;
+			return units_dec(&p, nl, total) ? 0 : -EINVAL;
 		}
 		if (!*nl)
 			break;

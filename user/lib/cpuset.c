@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cpuset.h"
+#include "units.h"
 
 void cpuset_clear(struct cpuset *s)
 {
@@ -79,24 +80,6 @@ uint32_t cpuset_next(const struct cpuset *s, uint32_t cpu)
 	return i * 64 + __builtin_ctzll(word);
 }
 
-/* cpuset_num - decimal digits at *@p, saturating; false when there are none */
-static bool cpuset_num(const char **p, const char *end, uint64_t *v)
-{
-	const char *s = *p;
-	uint64_t x = 0;
-
-	if (s >= end || !isdigit((unsigned char)*s))
-		return false;
-	for (; s < end && isdigit((unsigned char)*s); s++) {
-		unsigned int d = *s - '0';
-
-		x = x > (UINT64_MAX - d) / 10 ? UINT64_MAX : x * 10 + d;
-	}
-	*p = s;
-	*v = x;
-	return true;
-}
-
 int cpuset_parse(struct cpuset *set, const char *s)
 {
 	const char *end = s + strlen(s);
@@ -106,12 +89,12 @@ int cpuset_parse(struct cpuset *set, const char *s)
 	while (end > s && isspace((unsigned char)end[-1]))
 		end--;
 	while (s < end) {
-		if (!cpuset_num(&s, end, &a))
+		if (!units_dec(&s, end, &a))
 			return -EINVAL;
 		b = a;
 		if (s < end && *s == '-') {
 			s++;
-			if (!cpuset_num(&s, end, &b))
+			if (!units_dec(&s, end, &b))
 				return -EINVAL;
 		}
 		if (a > b || b >= CPUSET_MAX_CPUS)

@@ -9,6 +9,24 @@
 
 #include "units.h"
 
+/* units_dec - decimal digits at *@p, saturating; false when there are none */
+bool units_dec(const char **p, const char *end, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+
+	if (s >= end || !isdigit((unsigned char)*s))
+		return false;
+	for (; s < end && isdigit((unsigned char)*s); s++) {
+		unsigned int d = *s - '0';
+
+		x = x > (UINT64_MAX - d) / 10 ? UINT64_MAX : x * 10 + d;
+	}
+	*p = s;
+	*v = x;
+	return true;
+}
+
 /* units_ns - @ns as "512ns", "1.54us", "12.3ms", "137s" */
 const char *units_ns(char *buf, size_t len, uint64_t ns)
 {
