@@ -62,6 +62,13 @@ void *blob_build(const struct blob *b, size_t *len);
 struct gl_snapshot;
 /* blob_parse - build @b and parse it (blob_parse.c); NULL on failure */
 struct gl_snapshot *blob_parse(const struct blob *b);
+/*
+ * blob_parse_err - parse @buf (blob_parse.c): the errno, with the message
+ * in @err; -1000 when a failed parse left its result set
+ */
+int blob_parse_err(const void *buf, size_t len, char *err, size_t errlen);
+/* BLOB_HDR - the snapshot header at the start of blob @buf */
+#define BLOB_HDR(buf)	((struct gpulat_snap_header *)(buf))
 /* blob_sched - typical sched blob: 2 series x @cpus CPUs, counters, probes */
 void blob_sched(struct blob *b, uint32_t cpus);
 

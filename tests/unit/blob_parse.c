@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* blob_parse - build a test blob and parse it with libgpulat */
+/* Parsing test blobs with libgpulat. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -18,4 +18,18 @@ struct gl_snapshot *blob_parse(const struct blob *b)
 		fprintf(stderr, "# parse: %s\n", err);
 	free(buf);
 	return s;
+}
+
+int blob_parse_err(const void *buf, size_t len, char *err, size_t errlen)
+{
+	struct gl_snapshot *s = (void *)1;
+	int ret;
+
+	err[0] = '\0';
+	ret = gl_snapshot_parse(buf, len, &s, err, errlen);
+	if (!ret)
+		gl_snapshot_free(s);
+	else if (s)
+		return -1000;	/* *out must be NULL on failure */
+	return ret;
 }
