@@ -35,15 +35,17 @@ FIXTURE_TEARDOWN(events)
 }
 
 /* EVT - event @i of the blob in @buf */
-#define EVT(buf, i) ((struct gpulat_event *)((buf) + BLOB_HDR(buf)->events.offset + \
-					     (i) * BLOB_HDR(buf)->events.entry_size))
+#define EVT(buf, i) \
+	((struct gpulat_event *)((buf) + BLOB_HDR(buf)->events.offset + \
+				 (i) * BLOB_HDR(buf)->events.entry_size))
 
 TEST_F(events, valid)
 {
 	const struct gpulat_event *e;
 	struct gl_snapshot *s;
 
-	ASSERT_EQ(GPULAT_SNAP_HEADER_SIZE_VER1, BLOB_HDR(self->buf)->header_size);
+	ASSERT_EQ(GPULAT_SNAP_HEADER_SIZE_VER1,
+		  BLOB_HDR(self->buf)->header_size);
 	ASSERT_EQ(0, gl_snapshot_parse(self->buf, self->len, &s, self->err,
 				       sizeof(self->err)));
 	ASSERT_EQ(16, gl_snapshot_nr_series(s));
@@ -102,7 +104,8 @@ TEST_F(events, larger_entries)
 	self->b.header_extra = 40;
 	self->b.hdr.abi_minor = 9;
 	buf = blob_build(&self->b, &len);
-	ASSERT_EQ(GPULAT_EVENT_SIZE_VER0 + 24, BLOB_HDR(buf)->events.entry_size);
+	ASSERT_EQ(GPULAT_EVENT_SIZE_VER0 + 24,
+		  BLOB_HDR(buf)->events.entry_size);
 	ASSERT_EQ(0, gl_snapshot_parse(buf, len, &s, self->err,
 				       sizeof(self->err)));
 	ASSERT_EQ(2, gl_snapshot_nr_events(s));
@@ -150,15 +153,15 @@ TEST_F(events, entry_size_too_small)
 {
 	BLOB_HDR(self->buf)->events.entry_size = GPULAT_EVENT_SIZE_VER0 - 8;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	ASSERT_NE(NULL, strstr(self->err, "event entry_size 48"));
 	BLOB_HDR(self->buf)->events.entry_size = 0;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	/* no entries: the entry size does not matter */
 	BLOB_HDR(self->buf)->events.count = 0;
 	ASSERT_EQ(0, blob_parse_err(self->buf, self->len, self->err,
-			       sizeof(self->err)));
+				    sizeof(self->err)));
 }
 
 TEST_F(events, out_of_bounds)
@@ -168,38 +171,38 @@ TEST_F(events, out_of_bounds)
 
 	h->events.count++;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	ASSERT_NE(NULL, strstr(self->err, "event section"));
 	h->events.count--;
 	h->events.offset = off + 1;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	h->events.offset = GPULAT_SNAP_HEADER_SIZE_VER1 - 8; /* in the header */
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	h->events.offset = UINT64_MAX - 16;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	h->events.offset = -(uint64_t)GPULAT_EVENT_SIZE_VER0 * 2 + 8;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	h->events.offset = off;
 	h->events.count = UINT32_MAX;
 	h->events.entry_size = UINT32_MAX;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	h->events.count = 2;
 	h->events.entry_size = GPULAT_EVENT_SIZE_VER0;
 	/* total_size that ends inside the last event */
 	h->total_size = self->len - 1;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	h->total_size = self->len;
 	ASSERT_EQ(0, blob_parse_err(self->buf, self->len, self->err,
-			       sizeof(self->err)));
+				    sizeof(self->err)));
 	/* the blob ends inside the last event */
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len - 1, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	ASSERT_NE(NULL, strstr(self->err, "truncated"));
 }
 
@@ -207,11 +210,11 @@ TEST_F(events, device_not_terminated)
 {
 	memset(EVT(self->buf, 1)->device, '0', sizeof(EVT(self->buf, 1)->device));
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	ASSERT_STREQ("event 1: device not NUL-terminated", self->err);
 	EVT(self->buf, 1)->device[31] = '\0';
 	ASSERT_EQ(0, blob_parse_err(self->buf, self->len, self->err,
-			       sizeof(self->err)));
+				    sizeof(self->err)));
 }
 
 /* A saved VER1 file reads back with its events. */

@@ -141,7 +141,7 @@ TEST_F(sched, truncated)
 
 	for (i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
 		ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, cut[i], self->err,
-					      sizeof(self->err)));
+						   sizeof(self->err)));
 		ASSERT_NE(NULL, strstr(self->err, "truncated"));
 	}
 }
@@ -150,15 +150,16 @@ TEST_F(sched, bad_magic)
 {
 	BLOB_HDR(self->buf)->magic = 0x74616c68;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	ASSERT_NE(NULL, strstr(self->err, "magic"));
 }
 
 TEST_F(sched, major_mismatch)
 {
 	BLOB_HDR(self->buf)->abi_major = GPULAT_ABI_MAJOR + 1;
-	ASSERT_EQ(-EPROTONOSUPPORT, blob_parse_err(self->buf, self->len, self->err,
-					      sizeof(self->err)));
+	ASSERT_EQ(-EPROTONOSUPPORT,
+		  blob_parse_err(self->buf, self->len, self->err,
+				 sizeof(self->err)));
 	ASSERT_NE(NULL, strstr(self->err, "incompatible"));
 }
 
@@ -166,24 +167,24 @@ TEST_F(sched, header_size)
 {
 	BLOB_HDR(self->buf)->header_size = GPULAT_SNAP_HEADER_SIZE_VER0 - 8;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	BLOB_HDR(self->buf)->header_size = self->len + 1;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 }
 
 TEST_F(sched, total_size)
 {
 	BLOB_HDR(self->buf)->total_size = self->len + 1;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	BLOB_HDR(self->buf)->total_size = 100;	/* below the header */
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	/* shorter total_size than the sections need */
 	BLOB_HDR(self->buf)->total_size = self->len - 8;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	ASSERT_NE(NULL, strstr(self->err, "probe section"));
 }
 
@@ -191,12 +192,12 @@ TEST_F(sched, scheme_mismatch)
 {
 	BLOB_HDR(self->buf)->hist_nr_buckets = GPULAT_HIST_NR_BUCKETS + 8;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	ASSERT_NE(NULL, strstr(self->err, "scheme"));
 	BLOB_HDR(self->buf)->hist_nr_buckets = GPULAT_HIST_NR_BUCKETS;
 	BLOB_HDR(self->buf)->hist_sub_bits = 4;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 }
 
 TEST_F(sched, section_out_of_bounds)
@@ -205,18 +206,18 @@ TEST_F(sched, section_out_of_bounds)
 
 	h->series.count++;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	ASSERT_NE(NULL, strstr(self->err, "series section"));
 	h->series.count--;
 	h->counters.offset = self->len - 8;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	h->counters.offset = 16;	/* inside the header */
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	h->counters.offset = self->len + 4096;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 }
 
 /* offset + count * entry_size wraps 64 bits: must not pass. */
@@ -226,15 +227,15 @@ TEST_F(sched, offset_overflow)
 
 	h->probes.offset = UINT64_MAX - 16;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	h->probes.offset = -(uint64_t)GPULAT_PROBE_SIZE_VER0 * 3 + 8;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	h->probes.offset = GPULAT_SNAP_HEADER_SIZE_VER0;
 	h->probes.count = UINT32_MAX;
 	h->probes.entry_size = UINT32_MAX;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 }
 
 TEST_F(sched, entry_size_too_small)
@@ -243,21 +244,21 @@ TEST_F(sched, entry_size_too_small)
 
 	h->series.entry_size = GPULAT_SERIES_SIZE_VER0;	/* no slots */
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	ASSERT_NE(NULL, strstr(self->err, "entry_size"));
 	h->series.entry_size = GPULAT_SERIES_SIZE_VER0 +
 			       GPULAT_HIST_NR_BUCKETS * 8 - 8;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	h->series.entry_size = GPULAT_SERIES_SIZE_VER0 +
 			       GPULAT_HIST_NR_BUCKETS * 8;
 	h->counters.entry_size = GPULAT_COUNTER_SIZE_VER0 - 8;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	h->counters.entry_size = GPULAT_COUNTER_SIZE_VER0;
 	h->probes.entry_size = 0;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 }
 
 TEST_F(sched, name_not_terminated)
@@ -272,29 +273,29 @@ TEST_F(sched, name_not_terminated)
 	sr = (void *)(self->buf + h->series.offset + h->series.entry_size);
 	memset(sr->name, 'A', sizeof(sr->name));
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	ASSERT_NE(NULL, strstr(self->err, "NUL"));
 	memcpy(self->buf, copy, self->len);
 	memset(sr->key_name, 'k', sizeof(sr->key_name));
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	memcpy(self->buf, copy, self->len);
 	c = (void *)(self->buf + h->counters.offset);
 	memset(c->name, 'c', sizeof(c->name));
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	memcpy(self->buf, copy, self->len);
 	p = (void *)(self->buf + h->probes.offset + 2 * h->probes.entry_size);
 	memset(p->tracepoint, 't', sizeof(p->tracepoint));
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	memcpy(self->buf, copy, self->len);
 	memset(p->family_name, 'f', sizeof(p->family_name));
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	memcpy(self->buf, copy, self->len);
 	ASSERT_EQ(0, blob_parse_err(self->buf, self->len, self->err,
-			       sizeof(self->err)));
+				    sizeof(self->err)));
 	free(copy);
 }
 
@@ -307,20 +308,20 @@ TEST_F(sched, bad_cpu_and_duplicates)
 	sr = (void *)(self->buf + h->series.offset);
 	sr->cpu = 4;	/* nr_cpu_ids is 4 */
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	sr->cpu = 1;	/* now two sched.wakeup on CPU 1 */
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	ASSERT_NE(NULL, strstr(self->err, "duplicate"));
 	sr->cpu = 0;
 	c = (void *)(self->buf + h->counters.offset);
 	c->id = 1;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 	c->id = 0;
 	h->nr_cpu_ids = 0;
 	ASSERT_EQ(-EBADMSG, blob_parse_err(self->buf, self->len, self->err,
-				      sizeof(self->err)));
+					   sizeof(self->err)));
 }
 
 /* Offsets not multiples of 8 are still read correctly (copied out). */
