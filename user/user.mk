@@ -257,8 +257,8 @@ user-clean:
 # --- gpulat report ---------------------------------------------------------
 # tests/nvml/fake_nvml.c stands in for libnvidia-ml.so.1, built twice: as
 # a current library and as one from before driver 535 (older names, no
-# replay counter).  test_report loads both by file name, and the first
-# through LD_LIBRARY_PATH by its soname.
+# replay counter).  test_nvml loads both by file name, test_report's tool
+# runs the first through LD_LIBRARY_PATH by its soname.
 USER_NVML_DOUBLE := $(USER_UNIT_OUT)/nvml/libnvidia-ml.so.1
 USER_NVML_DOUBLE_OLD := $(USER_UNIT_OUT)/nvml-old/libnvidia-ml.so.1
 USER_NVML_DOUBLE_FLAGS := -I user/engine $(USER_CFLAGS) -fPIC -shared \
@@ -273,7 +273,8 @@ $(USER_NVML_DOUBLE_OLD): tests/nvml/fake_nvml.c user/engine/nvml.h
 	$(USER_CC) $(USER_NVML_DOUBLE_FLAGS) -DFAKE_NVML_OLD -o $@ $<
 
 # Order-only: the pattern rule links $^, which must not hold the doubles.
-$(USER_UNIT_OUT)/test_report: | $(USER_NVML_DOUBLE) $(USER_NVML_DOUBLE_OLD)
+$(USER_UNIT_OUT)/test_report $(USER_UNIT_OUT)/test_nvml: | \
+	$(USER_NVML_DOUBLE) $(USER_NVML_DOUBLE_OLD)
 
 # The static guest tool cannot load libraries: it states NVML as absent.
 $(USER_GUEST_OBJ)/engine/nvml.o: USER_CFLAGS += -DGPULAT_NO_DLOPEN

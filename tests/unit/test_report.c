@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpulat report on the host: the parsers of kernel text, the host facts
- * read from a fake /proc and /sys tree (GPULAT_SYSROOT), the report
- * folder and its packing, NVML through the test double
- * (build/unit/nvml/libnvidia-ml.so.1, from tests/nvml/fake_nvml.c) by
- * file name and by soname, and the built tool writing a whole archive.
+ * gpulat report on the host: the host facts read from a fake /proc and
+ * /sys tree (GPULAT_SYSROOT), the report folder and its packing, and the
+ * built tool writing a whole archive (NVML through the test double).  The
+ * parsers of kernel text are test_kernel_text.c, NVML alone
+ * test_nvml.c.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,6 +20,7 @@
 
 #include "hostfacts.h"
 #include "nvml.h"
+#include "nvml_double.h"
 #include "shell.h"
 
 /* put - write @fmt to @root/@path, making its folders (only those if @path ends in /) */
@@ -57,148 +57,6 @@ static char *slurp(const char *dir, const char *path)
 	if (hf_read("", full, &buf, &len))
 		return NULL;
 	return buf;
-}
-
-/* double_path - the NVML test double built beside this test (@sub: nvml, nvml-old) */
-static const char *double_path(char *buf, size_t len, const char *sub)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n <= 0)
-		return NULL;
-	exe[n] = '\0';
-	*strrchr(exe, '/') = '\0';
-	snprintf(buf, len, "%s/%s/" NVML_SONAME, exe, sub);
-	return access(buf, R_OK) ? NULL : buf;
-}
-
-/* --- Parsers ------------------------------------------------------------ */
-
-TEST(cpulist)
-{
-	static const char *const bad[] = {
-		"3-1", "a", "1,,2", "8192", "1-", ",1", "1,", "0-8192", "1 2",
-	};
-	struct cpuset m;
-	char buf[128];
-	size_t i;
-
-	ASSERT_EQ(0, cpuset_parse(&m, "0-3,8,10-11\n"));
-	ASSERT_EQ(0xd0fULL, m.w[0]);
-	ASSERT_STREQ("0-3,8,10-11", cpuset_format(buf, sizeof(buf), &m));
-	ASSERT_EQ(0, cpuset_parse(&m, "8191"));
-	ASSERT_EQ(1ULL << 63, m.w[CPUSET_WORDS - 1]);
-	ASSERT_STREQ("8191", cpuset_format(buf, sizeof(buf), &m));
-	ASSERT_EQ(0, cpuset_parse(&m, "\n"));
-	ASSERT_STREQ("", cpuset_format(buf, sizeof(buf), &m));
-	ASSERT_EQ(0, cpuset_parse(&m, "62-65"));
-	ASSERT_EQ(3ULL << 62, m.w[0]);
-	ASSERT_EQ(3ULL, m.w[1]);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		EXPECT_EQ(-EINVAL, cpuset_parse(&m, bad[i])) TH_LOG("'%s'", bad[i]);
-	/* A short buffer cuts, it does not overflow. */
-	ASSERT_EQ(0, cpuset_parse(&m, "0,2,4,6,8"));
-	ASSERT_STREQ("0,2", cpuset_format(buf, 4, &m));
-}
-
-static const char interrupts_text[] =
-"           CPU0       CPU1       CPU2       CPU3       \n"
-"  0:         35          0          0          0   IO-APIC   2-edge      timer\n"
-" 11:          0        400          0          0   IO-APIC  11-fasteoi   eth0, nvidia\n"
-" 29:          1          0          0          0   IO-APIC  29-fasteoi   nvidiafb\n"
-"134:          0          5     120000          0  IR-PCI-MSI-0000:3b:00.0    0-edge      nvidia\n"
-"NMI:          1          2          3          4   Non-maskable interrupts\n"
-"ERR:          7\n"
-"garbage line without a colon\n";
-
-TEST(interrupts)
-{
-	const struct hf_irq_line *l;
-	struct hf_interrupts in;
-
-	ASSERT_EQ(0, hf_interrupts_parse(interrupts_text,
-					 strlen(interrupts_text), &in));
-	ASSERT_EQ(4, in.nr_cols);
-	ASSERT_EQ(3, in.cpu[3]);
-	ASSERT_EQ(6, in.nr);
-	l = hf_interrupts_find(&in, 134);
-	ASSERT_NE(NULL, l);
-	EXPECT_EQ(120000, l->counts[2]);
-	EXPECT_EQ(120005, l->total);
-	EXPECT_STREQ("IR-PCI-MSI-0000:3b:00.0    0-edge      nvidia", l->desc);
-	EXPECT_TRUE(hf_desc_has_action(l->desc, "nvidia"));
-	l = hf_interrupts_find(&in, 11);
-	ASSERT_NE(NULL, l);
-	EXPECT_EQ(400, l->counts[1]);
-	EXPECT_TRUE(hf_desc_has_action(l->desc, "nvidia"));
-	EXPECT_TRUE(hf_desc_has_action(l->desc, "eth0"));
-	l = hf_interrupts_find(&in, 29);
-	ASSERT_NE(NULL, l);
-	EXPECT_FALSE(hf_desc_has_action(l->desc, "nvidia"));
-	EXPECT_STREQ("NMI", in.line[4].name);
-	EXPECT_EQ(-1, in.line[4].irq);
-	EXPECT_EQ(10, in.line[4].total);
-	EXPECT_STREQ("ERR", in.line[5].name);
-	EXPECT_EQ(7, in.line[5].total);
-	EXPECT_EQ(NULL, hf_interrupts_find(&in, 12));
-	hf_interrupts_free(&in);
-
-	/* CPU columns follow the header: offline CPUs have none. */
-	ASSERT_EQ(0, hf_interrupts_parse("  CPU0 CPU2\n 5: 1 2 x\n", 22, &in));
-	ASSERT_EQ(2, in.nr_cols);
-	EXPECT_EQ(2, in.cpu[1]);
-	EXPECT_EQ(2, in.line[0].counts[1]);
-	EXPECT_STREQ("x", in.line[0].desc);
-	hf_interrupts_free(&in);
-	EXPECT_EQ(-EINVAL, hf_interrupts_parse("5: 1 2\n", 7, &in));
-	EXPECT_EQ(-EINVAL, hf_interrupts_parse("", 0, &in));
-}
-
-TEST(kmsg)
-{
-	static const char rec[] =
-		"4,1234,5678901,-;NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=x\n"
-		" SUBSYSTEM=pci\n";
-	const char *msg;
-	size_t len;
-	uint64_t us;
-
-	ASSERT_EQ(0, hf_kmsg_parse(rec, strlen(rec), &us, &msg, &len));
-	EXPECT_EQ(5678901, us);
-	EXPECT_EQ(0, strncmp(msg, "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=x",
-			     len));
-	EXPECT_EQ(strlen("NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=x"), len);
-	EXPECT_TRUE(hf_kmsg_wanted(msg, len));
-	ASSERT_EQ(0, hf_kmsg_parse("6,2,100,-,caller=T1;eth0: up", 28, &us,
-				   &msg, &len));
-	EXPECT_EQ(100, us);
-	EXPECT_EQ(8, len);
-	EXPECT_FALSE(hf_kmsg_wanted(msg, len));
-	EXPECT_EQ(-EINVAL, hf_kmsg_parse("x,1,2;a", 7, &us, &msg, &len));
-	EXPECT_EQ(-EINVAL, hf_kmsg_parse("1,2,3,-", 7, &us, &msg, &len));
-	EXPECT_EQ(-EINVAL, hf_kmsg_parse("1,2", 3, &us, &msg, &len));
-	EXPECT_EQ(-EINVAL, hf_kmsg_parse(" SUBSYSTEM=pci", 14, &us, &msg, &len));
-}
-
-TEST(small_parsers)
-{
-	char buf[32];
-	uint64_t v;
-
-	ASSERT_EQ(0, hf_bracket_choice("always [madvise] never\n", buf,
-				       sizeof(buf)));
-	EXPECT_STREQ("madvise", buf);
-	EXPECT_EQ(-EINVAL, hf_bracket_choice("always madvise", buf, sizeof(buf)));
-	EXPECT_EQ(-EINVAL, hf_bracket_choice("[] x", buf, sizeof(buf)));
-	EXPECT_EQ(-EINVAL, hf_bracket_choice("[open", buf, sizeof(buf)));
-	ASSERT_EQ(0, hf_aer_total("RxErr 3\nBadTLP 2\nTOTAL_ERR_COR 5\n", &v));
-	EXPECT_EQ(5, v);
-	EXPECT_EQ(-EINVAL, hf_aer_total("RxErr 3\n", &v));
-	EXPECT_EQ(-EINVAL, hf_aer_total("TOTAL_ERR_FATAL\n", &v));
-	EXPECT_EQ(16.0, hf_link_speed("16.0 GT/s PCIe"));
-	EXPECT_EQ(2.5, hf_link_speed("2.5 GT/s"));
-	EXPECT_EQ(0, hf_link_speed("Unknown"));
 }
 
 /* --- A fake host -------------------------------------------------------- */
@@ -569,157 +427,6 @@ TEST_F(host, pack)
 	bundle_free(&b);
 }
 
-/* --- NVML through the test double --------------------------------------- */
-
-static char *nvml_text(const struct nvml_info *n)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	nvml_print_text(f, n);
-	fclose(f);
-	return buf;
-}
-
-TEST(nvml_double)
-{
-	int (*inits)(void), (*shutdowns)(void);
-	struct nvml_info *n = calloc(1, sizeof(*n));
-	char lib[PATH_MAX], *t;
-	void *keep;
-
-	ASSERT_NE(NULL, n);
-	ASSERT_NE(NULL, double_path(lib, sizeof(lib), "nvml"))
-		TH_LOG("the NVML test double is not built (make unit builds it)");
-	ASSERT_EQ(0, setenv("GPULAT_NVML_LIB", lib, 1));
-	/* Held open here too, so its call counters outlive nvml_close(). */
-	keep = dlopen(lib, RTLD_NOW);
-	ASSERT_NE(NULL, keep);
-	*(void **)&inits = dlsym(keep, "fake_nvml_inits");
-	*(void **)&shutdowns = dlsym(keep, "fake_nvml_shutdowns");
-	ASSERT_NE(NULL, inits);
-	ASSERT_NE(NULL, shutdowns);
-
-	nvml_collect(n);
-	ASSERT_TRUE(n->present) TH_LOG("%s", n->absent);
-	EXPECT_STREQ("", n->missing);
-	EXPECT_STREQ("595.45.04", n->driver);
-	ASSERT_EQ(2, n->nr_gpus);
-	EXPECT_STREQ("NVIDIA H100 80GB HBM3", n->gpu[0].name);
-	EXPECT_STREQ("00000000:3B:00.0", n->gpu[0].bus_id);
-	EXPECT_EQ(0x8, n->gpu[0].reasons);
-	EXPECT_EQ(3, n->gpu[0].cur_gen);
-	EXPECT_EQ(8, n->gpu[0].cur_width);
-	EXPECT_EQ(5, n->gpu[0].max_gen);
-	EXPECT_EQ(16, n->gpu[0].max_width);
-	EXPECT_EQ(0, n->gpu[0].persistence);
-	EXPECT_EQ(97, n->gpu[0].util.gpu);
-	EXPECT_EQ(41, n->gpu[0].util.memory);
-	EXPECT_EQ(12, n->gpu[0].replays);
-	EXPECT_EQ(0x41, n->gpu[1].reasons);
-	EXPECT_EQ(1, n->gpu[1].persistence);
-	EXPECT_EQ(NVML_ERROR_NOT_SUPPORTED, n->gpu[1].replay_ret);
-	t = nvml_text(n);
-	EXPECT_NE(NULL, strstr(t, "driver:       595.45.04\ngpus:         2\n"));
-	EXPECT_NE(NULL, strstr(t, "\ngpu 0\n  name:         NVIDIA H100 80GB HBM3\n  pci:          00000000:3B:00.0\n"));
-	EXPECT_NE(NULL, strstr(t, "  clock events: 0x8 (hw slowdown)\n"));
-	EXPECT_NE(NULL, strstr(t, "  pcie link:    gen 3 x8 of max gen 5 x16  (width below maximum)\n"));
-	EXPECT_NE(NULL, strstr(t, "  pcie replays: 12\n"));
-	EXPECT_NE(NULL, strstr(t, "  persistence:  disabled"));
-	EXPECT_NE(NULL, strstr(t, "  utilisation:  gpu 97%, memory 41%\n"));
-	EXPECT_NE(NULL, strstr(t, "  clock events: 0x41 (gpu idle, hw thermal slowdown)\n"));
-	EXPECT_NE(NULL, strstr(t, "  pcie link:    gen 5 x16 of max gen 5 x16\n"));
-	EXPECT_NE(NULL, strstr(t, "  pcie replays: absent: not supported\n"));
-	EXPECT_NE(NULL, strstr(t, "  persistence:  enabled\n"));
-	free(t);
-	nvml_close(n);
-	EXPECT_EQ(NULL, n->handle);
-	EXPECT_EQ(1, inits());
-	EXPECT_EQ(1, shutdowns());
-	nvml_close(n);		/* twice is harmless */
-	EXPECT_EQ(1, shutdowns());
-	dlclose(keep);
-	free(n);
-}
-
-/* A library from before driver 535: the old name, no replay counter. */
-TEST(nvml_old_library)
-{
-	struct nvml_info *n = calloc(1, sizeof(*n));
-	char lib[PATH_MAX], *t;
-
-	ASSERT_NE(NULL, n);
-	ASSERT_NE(NULL, double_path(lib, sizeof(lib), "nvml-old"));
-	ASSERT_EQ(0, setenv("GPULAT_NVML_LIB", lib, 1));
-	nvml_collect(n);
-	ASSERT_TRUE(n->present) TH_LOG("%s", n->absent);
-	EXPECT_STREQ("nvmlDeviceGetPcieReplayCounter", n->missing);
-	EXPECT_EQ(0, n->gpu[0].reasons_ret);
-	EXPECT_EQ(0x8, n->gpu[0].reasons);
-	t = nvml_text(n);
-	EXPECT_NE(NULL, strstr(t, "missing:      nvmlDeviceGetPcieReplayCounter (older library"));
-	EXPECT_NE(NULL, strstr(t, "  pcie replays: absent: the library lacks the function\n"));
-	EXPECT_NE(NULL, strstr(t, "  clock events: 0x8 (hw slowdown)\n"));
-	free(t);
-	nvml_close(n);
-	free(n);
-}
-
-TEST(nvml_absent)
-{
-	struct nvml_info *n = calloc(1, sizeof(*n));
-	char lib[PATH_MAX], *t;
-
-	ASSERT_NE(NULL, n);
-	ASSERT_EQ(0, setenv("GPULAT_NVML_LIB", "/nonexistent/" NVML_SONAME, 1));
-	nvml_collect(n);
-	EXPECT_FALSE(n->present);
-	EXPECT_EQ(NULL, n->handle);
-	EXPECT_EQ(0, strncmp(n->absent, "/nonexistent/libnvidia-ml.so.1 not loadable: ",
-			     strlen("/nonexistent/libnvidia-ml.so.1 not loadable: ")))
-		TH_LOG("%s", n->absent);
-	t = nvml_text(n);
-	EXPECT_NE(NULL, strstr(t, "\nabsent: /nonexistent/libnvidia-ml.so.1 not loadable"));
-	free(t);
-	nvml_close(n);
-
-	/* The driver is not loaded: nvmlInit says so, and that is stated. */
-	ASSERT_NE(NULL, double_path(lib, sizeof(lib), "nvml"));
-	ASSERT_EQ(0, setenv("GPULAT_NVML_LIB", lib, 1));
-	ASSERT_EQ(0, setenv("FAKE_NVML_INIT_FAIL", "9", 1));
-	nvml_collect(n);
-	EXPECT_FALSE(n->present);
-	EXPECT_EQ(NULL, n->handle);
-	EXPECT_STREQ("nvmlInit failed: Driver Not Loaded (NVML error 9)", n->absent);
-	nvml_close(n);
-	free(n);
-}
-
-TEST(nvml_reasons)
-{
-	char buf[256];
-
-	EXPECT_STREQ("none", nvml_reasons_text(buf, sizeof(buf), 0));
-	EXPECT_STREQ("gpu idle, applications clocks setting, sw power cap, hw slowdown, sync boost, sw thermal slowdown, hw thermal slowdown, hw power brake slowdown, display clock setting",
-		     nvml_reasons_text(buf, sizeof(buf), 0x1ff));
-	/* Each bit as NVML's nvml.h defines it. */
-	EXPECT_STREQ("sync boost", nvml_reasons_text(buf, sizeof(buf), 0x10));
-	EXPECT_STREQ("sw thermal slowdown",
-		     nvml_reasons_text(buf, sizeof(buf), 0x20));
-	EXPECT_STREQ("hw thermal slowdown",
-		     nvml_reasons_text(buf, sizeof(buf), 0x40));
-	EXPECT_STREQ("hw power brake slowdown",
-		     nvml_reasons_text(buf, sizeof(buf), 0x80));
-	EXPECT_STREQ("display clock setting",
-		     nvml_reasons_text(buf, sizeof(buf), 0x100));
-	EXPECT_STREQ("gpu idle, hw thermal slowdown",
-		     nvml_reasons_text(buf, sizeof(buf), 0x41));
-	EXPECT_STREQ("hw slowdown, unknown 0x10200",
-		     nvml_reasons_text(buf, sizeof(buf), 0x10208));
-	EXPECT_STREQ("hw s", nvml_reasons_text(buf, 5, 0x8));
-}
-
 /* --- The built tool ----------------------------------------------------- */
 
 /*
@@ -736,7 +443,7 @@ TEST_F(host, tool_report)
 
 	if (!bin)
 		bin = "build/unit/gpulat";
-	ASSERT_NE(NULL, double_path(lib, sizeof(lib), "nvml"));
+	ASSERT_NE(NULL, nvml_double_path(lib, sizeof(lib), "nvml"));
 	slash = strrchr(lib, '/');
 	*slash = '\0';
 	rc = sh("mkdir %s/tmp && cd %s && TMPDIR=%s/tmp GPULAT_SYSROOT=%s LD_LIBRARY_PATH=%s %s report -d 0.3 --interval 0.1 -o r.tar.gz >%s/stdout 2>%s/stderr",
@@ -798,7 +505,7 @@ TEST_F(host, tool_report_nvml_stuck)
 		bin = "build/unit/gpulat";
 	if (bin[0] != '/' && realpath(bin, path))
 		bin = path;
-	ASSERT_NE(NULL, double_path(lib, sizeof(lib), "nvml"));
+	ASSERT_NE(NULL, nvml_double_path(lib, sizeof(lib), "nvml"));
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char top[PATH_MAX + 64], want[PATH_MAX + 256];
 
