@@ -13,7 +13,7 @@
  * outlier trace records and, optionally, the CPU time every thread used
  * meanwhile.  Who held the CPUs is diagnose_culprits.c, the next steps
  * diagnose_advice.c, the printing diagnose_print.c, /proc
- * diagnose_tasks.c and the watching diagnose_cmd.c.
+ * diagnose_tasks.c; the watching is the command's, cmd/diagnose.c.
  */
 #include <errno.h>
 #include <stdlib.h>
