@@ -12,6 +12,15 @@
  *
  * Rings and histories are allocated when the first reader appears and
  * kept until unload, so a probe never sees them go away.
+ *
+ * Readers are woken in two hops: a probe queues its CPU's irq_work (it may
+ * hold a run-queue lock), whose handler, in hard interrupt context even
+ * on PREEMPT_RT, wakes the module's waker thread, a SCHED_OTHER kthread
+ * that alone takes the readers' wait-queue lock.  On PREEMPT_RT that lock
+ * sleeps: taken from the SCHED_FIFO irq_work/N threads, as an irq_work
+ * handler would, it queued every CPU's thread behind the readers (which
+ * they boosted), delayed the kernel's other irq_work, and under a storm of
+ * records the lock's waiters were seen never to wake.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +29,7 @@
 #include <linux/fs.h>
 #include <linux/hash.h>
 #include <linux/irq_work.h>
+#include <linux/kthread.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
 #include <linux/pid.h>
@@ -34,6 +44,7 @@
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 
+#include "compat/gpulat_compat.h"
 #include "fault.h"
 #include "trace.h"
 
@@ -72,13 +83,15 @@ static struct gpulat_ring __percpu *trace_rings;
 static u32 trace_mask;			/* slots per ring - 1 */
 static DEFINE_MUTEX(trace_lock);	/* readers, thresholds, allocation */
 static DECLARE_WAIT_QUEUE_HEAD(trace_wq);
+static struct task_struct *trace_waker;	/* wakes trace_wq; see the top */
+static atomic_t trace_wake_pending;
 static atomic64_t trace_lost_total;
 /* when the histories began: the first reader since none (0: never) */
 static u64 trace_since;
 
 /*
- * The trace's own tasks: the readers it wakes and, on PREEMPT_RT, the
- * irq_work threads that wake them.  A record about one of them would be
+ * The trace's own tasks: the readers it wakes and the waker thread that
+ * wakes them.  A record about one of them would be
  * gpulat's own latency, and, at a low threshold, would make the next
  * wakeup and so the next record without end: the trace leaves them out
  * (the histograms keep them) and counts them.  Open addressing, changed
@@ -268,27 +281,13 @@ static void trace_self_del(s32 pid)
 	}
 }
 
-/*
- * trace_self_helpers - add (or remove) PREEMPT_RT's irq_work threads,
- * which run the reader wakeups there; found once per run of readers
- */
-static void trace_self_helpers(bool add)
+/* trace_self_waker - the waker thread joins (or leaves) the trace's own */
+static void trace_self_waker(bool add)
 {
-	struct task_struct *p;
-
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
-		return;
-	rcu_read_lock();
-	for_each_process(p) {
-		if (!(p->flags & PF_KTHREAD) ||
-		    strncmp(p->comm, "irq_work/", 9))
-			continue;
-		if (add)
-			trace_self_add(p->pid);
-		else
-			trace_self_del(p->pid);
-	}
-	rcu_read_unlock();
+	if (add)
+		trace_self_add(trace_waker->pid);
+	else
+		trace_self_del(trace_waker->pid);
 }
 
 /* trace_self_reader - @rd is read by the current task: follow it */
@@ -306,9 +305,28 @@ static void trace_self_reader(struct gpulat_reader *rd)
 
 /* --- Writing ----------------------------------------------------------- */
 
+/* trace_wake - hard irq_work: hand the wakeup to the waker thread */
 static void trace_wake(struct irq_work *w)
 {
-	wake_up_interruptible(&trace_wq);
+	atomic_set(&trace_wake_pending, 1);
+	wake_up_process(trace_waker);
+}
+
+static int trace_waker_fn(void *unused)
+{
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		if (!atomic_xchg(&trace_wake_pending, 0)) {
+			schedule();
+			continue;
+		}
+		__set_current_state(TASK_RUNNING);
+		wake_up_interruptible(&trace_wq);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
 }
 
 /*
@@ -634,8 +652,10 @@ static int trace_alloc(void)
 {
 	struct gpulat_ring __percpu *rings;
 	struct gpulat_trace_act __percpu *act;
+	struct task_struct *waker;
 	int cpu;
 
+	lockdep_assert_held(&trace_lock);
 	if (trace_rings)
 		return 0;
 	act = gl_alloc_percpu(sizeof(struct gpulat_trace_act),
@@ -643,13 +663,19 @@ static int trace_alloc(void)
 	rings = gl_alloc_percpu(struct_size((struct gpulat_ring *)NULL, slot,
 					    trace_mask + 1),
 				__alignof__(struct gpulat_ring));
-	if (!act || !rings) {
+	waker = act && rings ?
+		GL_CALL(ERR_PTR(-ENOMEM),
+			kthread_run(trace_waker_fn, NULL, "gpulat_trace")) :
+		ERR_PTR(-ENOMEM);
+	if (IS_ERR(waker)) {
 		gl_free_percpu(act);
 		gl_free_percpu(rings);
-		return -ENOMEM;
+		return PTR_ERR(waker);
 	}
+	trace_waker = waker;
 	for_each_possible_cpu(cpu)
-		init_irq_work(&per_cpu_ptr(rings, cpu)->wake, trace_wake);
+		gpulat_init_irq_work_hard(&per_cpu_ptr(rings, cpu)->wake,
+					  trace_wake);
 	WRITE_ONCE(gpulat_trace_act, act);
 	WRITE_ONCE(trace_rings, rings);
 	/*
@@ -704,7 +730,7 @@ static struct gpulat_reader *trace_reader(struct file *file)
 	/* histories start now: what they hold from before is stale */
 	if (!gpulat_trace_readers) {
 		WRITE_ONCE(trace_since, ktime_get_mono_fast_ns());
-		trace_self_helpers(true);
+		trace_self_waker(true);
 	}
 	rd->pid = current->pid;
 	trace_self_add(rd->pid);
@@ -763,7 +789,7 @@ void gpulat_trace_release(struct file *file)
 	trace_self_del(rd->pid);
 	WRITE_ONCE(gpulat_trace_readers, gpulat_trace_readers - 1);
 	if (!gpulat_trace_readers)
-		trace_self_helpers(false);
+		trace_self_waker(false);
 	trace_gate_update();
 	mutex_unlock(&trace_lock);
 	trace_reader_free(rd);
@@ -826,6 +852,9 @@ void gpulat_trace_exit(void)
 		return;
 	for_each_possible_cpu(cpu)
 		irq_work_sync(&per_cpu_ptr(trace_rings, cpu)->wake);
+	/* no irq_work left to wake it */
+	kthread_stop(trace_waker);
+	trace_waker = NULL;
 	gl_free_percpu(trace_rings);
 	gl_free_percpu(gpulat_trace_act);
 	trace_rings = NULL;

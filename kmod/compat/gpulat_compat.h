@@ -8,6 +8,7 @@
 #ifndef _GPULAT_COMPAT_H
 #define _GPULAT_COMPAT_H
 
+#include <linux/irq_work.h>
 #include <linux/sched.h>
 
 /*
@@ -39,6 +40,22 @@ static inline unsigned int gpulat_task_state(struct task_struct *p)
 	return READ_ONCE(p->__state);
 #else
 	return READ_ONCE(p->state);
+#endif
+}
+
+/*
+ * IRQ_WORK_INIT_HARD: 5.11 (b4c6f86ec2f6, "irq_work: Handle some irq_work
+ * in a per-CPU thread on PREEMPT_RT") ran irq_work without it in the
+ * irq_work/N threads on PREEMPT_RT; before, every irq_work ran in hard
+ * interrupt context, as one made with it still does.
+ */
+static inline void gpulat_init_irq_work_hard(struct irq_work *w,
+					     void (*fn)(struct irq_work *))
+{
+#ifdef IRQ_WORK_INIT_HARD
+	*w = IRQ_WORK_INIT_HARD(fn);
+#else
+	init_irq_work(w, fn);
 #endif
 }
 
