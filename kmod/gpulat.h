@@ -155,14 +155,6 @@ struct gpulat_family {
 	void __percpu *pcpu;		/* NULL until first switched on */
 };
 
-extern struct gpulat_family gpulat_sched_family;
-extern struct gpulat_family gpulat_block_family;
-extern struct gpulat_family gpulat_net_family;
-extern struct gpulat_family gpulat_irq_family;
-extern struct gpulat_family gpulat_softirq_family;
-extern struct gpulat_family gpulat_nvidia_family;
-extern struct gpulat_family gpulat_mm_family;
-
 /*
  * A probe whose prototype drifted from the running kernel's tracepoint must
  * fail to build: the kernel's own register_trace_<tp>() checks the type,
@@ -247,8 +239,17 @@ static inline u64 *gpulat_fam_counters(struct gpulat_family *fam, int cpu)
 	return per_cpu_ptr(fam->pcpu, cpu) + fam->counter_offset;
 }
 
+/*
+ * gpulat_<name>_family, one per line of families.h, and the registry's
+ * array of them (registry.c, indexed by id - 1), in one declaration
+ */
+#define GPULAT_FAMILY(name, id, threshold_us, keeps)	gpulat_##name##_family,
+extern struct gpulat_family
+#include "families.h"
+	*gpulat_families[];
+#undef GPULAT_FAMILY
+
 /* registry.c */
-extern struct gpulat_family *gpulat_families[];
 extern unsigned int gpulat_nr_families;
 extern struct mutex gpulat_lock;
 extern u64 gpulat_reset_time_ns;

@@ -18,18 +18,26 @@
 #include "gpulat.h"
 #include "keyed.h"
 #include "mux.h"
+#include "trace.h"
 
+/* families.h: every id from 1 has its family */
+#define GPULAT_FAMILY(name, id, threshold_us, keeps)			\
+	[(id) - 1] = &gpulat_##name##_family,
 struct gpulat_family *gpulat_families[] = {
-	&gpulat_sched_family,
-	&gpulat_block_family,
-	&gpulat_net_family,
-	&gpulat_irq_family,
-	&gpulat_softirq_family,
-	&gpulat_nvidia_family,
-	&gpulat_mm_family,
+#include "families.h"
 };
 
+#undef GPULAT_FAMILY
+
 unsigned int gpulat_nr_families = ARRAY_SIZE(gpulat_families);
+
+#define GPULAT_FAMILY(name, id, threshold_us, keeps)			\
+	[id] = (keeps),
+static const u32 gpulat_family_keeps[GPULAT_FAM_MAX] = {
+#include "families.h"
+};
+
+#undef GPULAT_FAMILY
 
 /*
  * Serialises snapshot, reset, family switches and debugfs readers against
@@ -38,6 +46,23 @@ unsigned int gpulat_nr_families = ARRAY_SIZE(gpulat_families);
 DEFINE_MUTEX(gpulat_lock);
 u64 gpulat_reset_time_ns;
 u32 gpulat_generation;
+
+/*
+ * gpulat_keeps_update - tell the trace which culprit histories are kept:
+ * those of the attached families (families.h); after a family's attached
+ * changed
+ */
+static void gpulat_keeps_update(void)
+{
+	u32 keeps = 0;
+	unsigned int i;
+
+	lockdep_assert_held(&gpulat_lock);
+	for (i = 0; i < gpulat_nr_families; i++)
+		if (gpulat_families[i]->attached)
+			keeps |= gpulat_family_keeps[gpulat_families[i]->id];
+	WRITE_ONCE(gpulat_trace_keeps, keeps);
+}
 
 struct gpulat_family *gpulat_family_by_id(u32 id)
 {
@@ -151,6 +176,7 @@ static int gpulat_family_attach(struct gpulat_family *fam)
 		t->error = 0;
 	}
 	fam->attached = true;
+	gpulat_keeps_update();
 	return 0;
 }
 
@@ -250,6 +276,7 @@ int gpulat_family_switch(struct gpulat_family *fam, bool on)
 	if (!on) {
 		gpulat_family_detach(fam);
 		fam->attached = false;
+		gpulat_keeps_update();
 		tracepoint_synchronize_unregister();
 		return 0;
 	}
@@ -277,6 +304,7 @@ int gpulat_registry_init(void)
 	unsigned int i, j;
 	int ret = 0;
 
+	BUILD_BUG_ON(ARRAY_SIZE(gpulat_families) != GPULAT_FAM_MAX - 1);
 	gpulat_reset_time_ns = ktime_get_ns();
 	mutex_lock(&gpulat_lock);
 	/* every family's state first: teardown reads them all */
@@ -310,6 +338,7 @@ void gpulat_registry_exit(void)
 		gpulat_family_detach(gpulat_families[i]);
 		gpulat_families[i]->attached = false;
 	}
+	gpulat_keeps_update();
 	mutex_unlock(&gpulat_lock);
 	/* no probe may still run when the memory below goes away */
 	tracepoint_synchronize_unregister();
@@ -522,6 +551,7 @@ int gpulat_reset_all(void)
 			gpulat_base_take(gpulat_families[i], h);
 	gl_kfree(h);
 	gpulat_generation++;
+	BUILD_BUG_ON(ARRAY_SIZE(gpulat_families) != GPULAT_FAM_MAX - 1);
 	gpulat_reset_time_ns = ktime_get_ns();
 	return 0;
 }

@@ -45,6 +45,14 @@ struct gpulat_trace_act {
 extern u64 gpulat_trace_gate[GPULAT_FAM_MAX];
 /* Readers of the trace; nonzero: keep the histories. */
 extern int gpulat_trace_readers;
+/*
+ * The histories a family keeps (its keeps in families.h), and those of
+ * the attached families, written by the registry under gpulat_lock.
+ */
+#define GPULAT_KEEPS_SWITCHES	0x1	/* who got the CPU: sw[] */
+#define GPULAT_KEEPS_IRQ	0x2	/* hard IRQ time: irq[] */
+#define GPULAT_KEEPS_SOFTIRQ	0x4	/* softirq time: sirq[] */
+extern u32 gpulat_trace_keeps;
 extern struct gpulat_trace_act __percpu *gpulat_trace_act;
 
 static __always_inline bool gpulat_trace_over(u32 family, u64 ns)
