@@ -16,7 +16,7 @@
 #include <linux/jump_label.h>
 #include <linux/sched.h>
 
-#include "compat/gpulat_compat.h"
+#include "compat/sched.h"
 
 struct gpulat_family;
 struct gpulat_tp;

@@ -64,7 +64,7 @@
 #include "gpulat.h"
 #include "keyed.h"
 #include "mux.h"
-#include "compat/gpulat_compat.h"
+#include "compat/sched.h"
 #include "trace.h"
 
 enum {

@@ -35,7 +35,7 @@
 #include "fault.h"
 #include "gpulat.h"
 #include "mux.h"
-#include "compat/gpulat_compat.h"
+#include "compat/sched.h"
 #include "trace.h"
 
 #define STAMP_PID_BITS		22

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Every kernel difference gpulat copes with, in one place, each with its
- * history.  The GPULAT_HAVE_* switches come from features.mk, which looks
- * at the target kernel's headers; probe files include this and never test
+ * Kernel differences of the scheduler's tracepoints and task state, read
+ * by the sched and nvidia families and the mux, each with its history.
+ * The GPULAT_HAVE_* switches come from features-sched.mk, which looks at
+ * the target kernel's headers; probe files include this and never test
  * kernel versions themselves.
  */
-#ifndef _GPULAT_COMPAT_H
-#define _GPULAT_COMPAT_H
+#ifndef _GPULAT_KMOD_COMPAT_SCHED_H
+#define _GPULAT_KMOD_COMPAT_SCHED_H
 
 #include <linux/sched.h>
 
@@ -42,4 +43,4 @@ static inline unsigned int gpulat_task_state(struct task_struct *p)
 #endif
 }
 
-#endif /* _GPULAT_COMPAT_H */
+#endif /* _GPULAT_KMOD_COMPAT_SCHED_H */
