@@ -67,7 +67,6 @@ static struct gpulat_keyed irq_keyed = {
 	.series		= irq_keyed_series,
 	.nr_series	= ARRAY_SIZE(irq_keyed_series),
 	.max_keys	= 256,
-	.keys_full	= GPULAT_IRQ_KEYS_FULL,
 };
 
 /* irq_key_fill - name a new key after its action, once */

@@ -188,7 +188,6 @@ static struct gpulat_keyed nv_keyed = {
 	.series		= nv_keyed_series,
 	.nr_series	= ARRAY_SIZE(nv_keyed_series),
 	.max_keys	= 128,
-	.keys_full	= GPULAT_NV_KEYS_FULL,
 };
 
 module_param_named(nvidia_max_keys, nv_keyed.max_keys, uint, 0444);
