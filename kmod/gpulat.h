@@ -83,7 +83,11 @@ static __always_inline void gpulat_phist_record(struct gpulat_phist __percpu *h,
 	this_cpu_inc(h->count);
 }
 
-/* A tracepoint a family hooks, found by name at attach time. */
+/*
+ * A tracepoint a family hooks, found by name at attach time.  probe is
+ * the family's own, or GPULAT_TP_MUX for one that families share, whose
+ * probe in mux.c does the family's work.
+ */
 struct gpulat_tp {
 	const char *name;
 	void *probe;
@@ -161,6 +165,8 @@ struct gpulat_family {
  * inside sizeof so that nothing references the unexported tracepoint.
  */
 #define GPULAT_CHECK_PROBE(tp, fn) ((void)sizeof(register_trace_##tp(fn, NULL)))
+
+#define GPULAT_TP_MUX		NULL
 
 #define GPULAT_HISTS_APART	((size_t)-1)
 

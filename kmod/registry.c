@@ -91,6 +91,8 @@ static int gpulat_tp_register(struct gpulat_family *fam, struct gpulat_tp *t)
 	struct gpulat_mux *m = gpulat_mux_of(fam, t);
 	int ret;
 
+	if (WARN_ON_ONCE(!m && t->probe == GPULAT_TP_MUX))
+		return -EINVAL;		/* no mux does this family's work */
 	if (!m)
 		return GL_CALL(-ENOMEM,
 			       tracepoint_probe_register(t->tp, t->probe, NULL));
