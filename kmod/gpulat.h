@@ -257,6 +257,28 @@ extern struct gpulat_family
 
 /* registry.c */
 extern unsigned int gpulat_nr_families;
+/*
+ * The module's locks, outer to inner; no path takes them in another order
+ * (Documentation/robustness.rst tells what each guards and why):
+ *
+ *   gpulat_lock (mutex, registry.c)      snapshot, reset, family switches,
+ *                                        debugfs family files; inside it
+ *                                        tracepoints_mutex, the jump label
+ *                                        lock, RCU, nv_set_lock
+ *   trace_lock (mutex, trace.c)          trace readers, thresholds; never
+ *                                        held with gpulat_lock
+ *   gpulat_reader.lock (mutex, trace.c)  one open file's reads; with no
+ *                                        other gpulat lock held
+ *   nv_xid_lock (mutex,                  the driver's Xid tracepoint, inside
+ *     probe_nvidia_xid.c)                tracepoint_module_list_mutex;
+ *                                        takes tracepoints_mutex
+ *   nv_set_lock (raw spinlock,           the nvidia thread set; innermost
+ *     probe_nvidia_set.c)
+ *   fault_lock (spinlock, fault.c)       test build only; innermost
+ *
+ * A function whose comment says it runs under a lock asserts it
+ * (lockdep_assert_held()).  The probes take no lock but nv_set_lock.
+ */
 extern struct mutex gpulat_lock;
 extern u64 gpulat_reset_time_ns;
 extern u32 gpulat_generation;

@@ -41,7 +41,8 @@ static const u32 gpulat_family_keeps[GPULAT_FAM_MAX] = {
 
 /*
  * Serialises snapshot, reset, family switches and debugfs readers against
- * each other; never taken by a probe.
+ * each other; never taken by a probe.  The order of every lock of the
+ * module is in gpulat.h.
  */
 DEFINE_MUTEX(gpulat_lock);
 u64 gpulat_reset_time_ns;
@@ -91,6 +92,7 @@ static int gpulat_tp_register(struct gpulat_family *fam, struct gpulat_tp *t)
 	struct gpulat_mux *m = gpulat_mux_of(fam, t);
 	int ret;
 
+	lockdep_assert_held(&gpulat_lock);
 	if (WARN_ON_ONCE(!m && t->probe == GPULAT_TP_MUX))
 		return -EINVAL;		/* no mux does this family's work */
 	if (!m)
@@ -111,6 +113,7 @@ static void gpulat_tp_unregister(struct gpulat_family *fam,
 {
 	struct gpulat_mux *m = gpulat_mux_of(fam, t);
 
+	lockdep_assert_held(&gpulat_lock);
 	if (!m) {
 		tracepoint_probe_unregister(t->tp, t->probe, NULL);
 		return;

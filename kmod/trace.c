@@ -72,7 +72,8 @@ struct gpulat_trace_act __percpu *gpulat_trace_act;
 
 static struct gpulat_ring __percpu *trace_rings;
 static u32 trace_mask;			/* slots per ring - 1 */
-static DEFINE_MUTEX(trace_lock);	/* readers, thresholds, allocation */
+/* readers, thresholds, allocation; the order of the locks: gpulat.h */
+static DEFINE_MUTEX(trace_lock);
 static DECLARE_WAIT_QUEUE_HEAD(trace_wq);
 static atomic64_t trace_lost_total;
 /* when the histories began: the first reader since none (0: never) */
