@@ -3,8 +3,8 @@
  * gpulat internals: the per-CPU histogram, and the registry through which a
  * probe family declares its tracepoints, series and drop counters.
  */
-#ifndef _GPULAT_H
-#define _GPULAT_H
+#ifndef _GPULAT_KMOD_H
+#define _GPULAT_KMOD_H
 
 #include <linux/percpu.h>
 #include <linux/types.h>
@@ -304,4 +304,4 @@ long gpulat_snapshot_to_user(void __user *buf, u64 buf_size, u64 *needed);
 void gpulat_debugfs_init(void);
 void gpulat_debugfs_exit(void);
 
-#endif /* _GPULAT_H */
+#endif /* _GPULAT_KMOD_H */

@@ -10,8 +10,8 @@
  * added on their first event, lock-free and without allocation, and never
  * removed, so a key's series stays comparable from snapshot to snapshot.
  */
-#ifndef _GPULAT_KEYED_H
-#define _GPULAT_KEYED_H
+#ifndef _GPULAT_KMOD_KEYED_H
+#define _GPULAT_KMOD_KEYED_H
 
 #include <linux/atomic.h>
 #include <linux/hash.h>
@@ -213,4 +213,4 @@ int gpulat_inflight_alloc(struct gpulat_inflight *t, unsigned int entries,
 void gpulat_inflight_free(struct gpulat_inflight *t);
 void gpulat_inflight_clear(struct gpulat_inflight *t);
 
-#endif /* _GPULAT_KEYED_H */
+#endif /* _GPULAT_KMOD_KEYED_H */

@@ -9,8 +9,8 @@
  * who ran on the CPU and of interrupt time, from which an outlier that
  * waited for a CPU names who held it.
  */
-#ifndef _GPULAT_TRACE_H
-#define _GPULAT_TRACE_H
+#ifndef _GPULAT_KMOD_TRACE_H
+#define _GPULAT_KMOD_TRACE_H
 
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -138,4 +138,4 @@ __poll_t gpulat_trace_poll(struct file *file, struct poll_table_struct *pt);
 void gpulat_trace_release(struct file *file);
 long gpulat_trace_threshold(u32 family, bool set, u64 *ns);
 
-#endif /* _GPULAT_TRACE_H */
+#endif /* _GPULAT_KMOD_TRACE_H */
