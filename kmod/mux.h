@@ -3,8 +3,10 @@
  * Tracepoints that more than one family hooks (sched_switch, sched_wakeup,
  * irq_handler_entry, irq_handler_exit) get a single probe of gpulat's, in
  * mux.c, which does the work of each attached family: the families' work
- * on them is inlined from their headers (probe_<family>.h), and a family
- * names such a tracepoint in its gpulat_tp with GPULAT_TP_MUX as its probe.
+ * on them is inline functions of their headers (probe_<family>.h),
+ * compiled into mux.c (into the probe itself, or a function of mux.c's
+ * where that is cheaper), and a family names such a tracepoint in its
+ * gpulat_tp with GPULAT_TP_MUX as its probe.
  * A tracepoint with one probe calls it through a static call; with two it
  * goes through the kernel's iterator and an indirect call (a retpoline)
  * per probe, which cost about 46 instructions per sched event, more than

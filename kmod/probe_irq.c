@@ -21,8 +21,8 @@
  * force-threaded IRQ is the kernel's stub that wakes the IRQ thread, still
  * in hard IRQ context (Documentation/families/irq.rst).
  *
- * The work on those tracepoints is in probe_irq.h, inlined into their
- * probes in mux.c, which the nvidia family shares.
+ * The work on those tracepoints is in probe_irq.h, compiled into mux.c,
+ * whose probes the nvidia family shares.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The irq family's work on irq_handler_entry and irq_handler_exit,
- * inlined into their probes in mux.c; the family itself, and how its
+ * compiled into mux.c, whose probes call it; the family itself, and how its
  * start stamps pair up, is in probe_irq.c.
  */
 #ifndef _GPULAT_KMOD_PROBE_IRQ_H

@@ -22,10 +22,10 @@
  * without a wakeup); for irq/N-s-nvidia it is its wakeup by irq/N-nvidia.
  *
  * The work on the tracepoints the family shares with others is in
- * probe_nvidia.h, inlined into their probes in mux.c; its Xid events are
- * in probe_nvidia_xid.c.  The family has no kernel differences of its own:
- * it uses compat/sched.h's sched_switch arguments and task state;
- * irq_handler_entry/exit, sched_wakeup, sched_process_exit, struct
+ * probe_nvidia.h, compiled into mux.c, whose probes call it; its Xid
+ * events are in probe_nvidia_xid.c.  The family has no kernel differences
+ * of its own: it uses compat/sched.h's sched_switch arguments and task
+ * state; irq_handler_entry/exit, sched_wakeup, sched_process_exit, struct
  * irqaction's thread and secondary, the tracepoint module notifier and
  * tracepoint_ptr_deref() are the same from 5.10 to 6.12.
  */

@@ -2,7 +2,7 @@
 /*
  * The nvidia family's tables, and its work on the tracepoints it shares
  * with other families (sched_switch, sched_wakeup, irq_handler_entry,
- * irq_handler_exit), inlined into their probes in mux.c.  The family is
+ * irq_handler_exit), compiled into mux.c, whose probes call it.  The family is
  * in probe_nvidia.c (what it measures and why), its thread set and
  * kthread scan in probe_nvidia_set.c, its IRQ verdicts in
  * probe_nvidia_irq.c, its Xid ring in probe_nvidia_xid.c.
