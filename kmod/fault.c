@@ -24,7 +24,8 @@
 static atomic_t fault_nth = ATOMIC_INIT(0);
 static atomic_t fault_steps = ATOMIC_INIT(0);
 static atomic_long_t fault_live = ATOMIC_LONG_INIT(0);
-static DEFINE_SPINLOCK(fault_lock);	/* fault_site */
+/* fault_site; innermost (the order of the locks: gpulat.h) */
+static DEFINE_SPINLOCK(fault_lock);
 static char fault_site[64];
 
 bool gpulat_fault(const char *fn, int line)

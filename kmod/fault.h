@@ -7,8 +7,8 @@
  * the module checks at unload and after a failed load that it gave back
  * all it took.  A normal build compiles the plain calls.
  */
-#ifndef _GPULAT_FAULT_H
-#define _GPULAT_FAULT_H
+#ifndef _GPULAT_KMOD_FAULT_H
+#define _GPULAT_KMOD_FAULT_H
 
 #include <linux/bitmap.h>
 #include <linux/mm.h>
@@ -69,4 +69,4 @@ static inline void gl_free_percpu(void __percpu *p)
 	free_percpu(p);
 }
 
-#endif /* _GPULAT_FAULT_H */
+#endif /* _GPULAT_KMOD_FAULT_H */

@@ -3,8 +3,8 @@
  * gpulat internals: the per-CPU histogram, and the registry through which a
  * probe family declares its tracepoints, series and drop counters.
  */
-#ifndef _GPULAT_H
-#define _GPULAT_H
+#ifndef _GPULAT_KMOD_H
+#define _GPULAT_KMOD_H
 
 #include <linux/percpu.h>
 #include <linux/types.h>
@@ -83,7 +83,11 @@ static __always_inline void gpulat_phist_record(struct gpulat_phist __percpu *h,
 	this_cpu_inc(h->count);
 }
 
-/* A tracepoint a family hooks, found by name at attach time. */
+/*
+ * A tracepoint a family hooks, found by name at attach time.  probe is
+ * the family's own, or GPULAT_TP_MUX for one that families share, whose
+ * probe in mux.c does the family's work.
+ */
 struct gpulat_tp {
 	const char *name;
 	void *probe;
@@ -155,20 +159,14 @@ struct gpulat_family {
 	void __percpu *pcpu;		/* NULL until first switched on */
 };
 
-extern struct gpulat_family gpulat_sched_family;
-extern struct gpulat_family gpulat_block_family;
-extern struct gpulat_family gpulat_net_family;
-extern struct gpulat_family gpulat_irq_family;
-extern struct gpulat_family gpulat_softirq_family;
-extern struct gpulat_family gpulat_nvidia_family;
-extern struct gpulat_family gpulat_mm_family;
-
 /*
  * A probe whose prototype drifted from the running kernel's tracepoint must
  * fail to build: the kernel's own register_trace_<tp>() checks the type,
  * inside sizeof so that nothing references the unexported tracepoint.
  */
 #define GPULAT_CHECK_PROBE(tp, fn) ((void)sizeof(register_trace_##tp(fn, NULL)))
+
+#define GPULAT_TP_MUX		NULL
 
 #define GPULAT_HISTS_APART	((size_t)-1)
 
@@ -247,9 +245,40 @@ static inline u64 *gpulat_fam_counters(struct gpulat_family *fam, int cpu)
 	return per_cpu_ptr(fam->pcpu, cpu) + fam->counter_offset;
 }
 
+/*
+ * gpulat_<name>_family, one per line of families.h, and the registry's
+ * array of them (registry.c, indexed by id - 1), in one declaration
+ */
+#define GPULAT_FAMILY(name, id, threshold_us, keeps)	gpulat_##name##_family,
+extern struct gpulat_family
+#include "families.h"
+	*gpulat_families[];
+#undef GPULAT_FAMILY
+
 /* registry.c */
-extern struct gpulat_family *gpulat_families[];
 extern unsigned int gpulat_nr_families;
+/*
+ * The module's locks, outer to inner; no path takes them in another order
+ * (Documentation/robustness.rst tells what each guards and why):
+ *
+ *   gpulat_lock (mutex, registry.c)      snapshot, reset, family switches,
+ *                                        debugfs family files; inside it
+ *                                        tracepoints_mutex, the jump label
+ *                                        lock, RCU, nv_set_lock
+ *   trace_lock (mutex, trace.c)          trace readers, thresholds; never
+ *                                        held with gpulat_lock
+ *   gpulat_reader.lock (mutex, trace.c)  one open file's reads; with no
+ *                                        other gpulat lock held
+ *   nv_xid_lock (mutex,                  the driver's Xid tracepoint, inside
+ *     probe_nvidia_xid.c)                tracepoint_module_list_mutex;
+ *                                        takes tracepoints_mutex
+ *   nv_set_lock (raw spinlock,           the nvidia thread set; innermost
+ *     probe_nvidia_set.c)
+ *   fault_lock (spinlock, fault.c)       test build only; innermost
+ *
+ * A function whose comment says it runs under a lock asserts it
+ * (lockdep_assert_held()).  The probes take no lock but nv_set_lock.
+ */
 extern struct mutex gpulat_lock;
 extern u64 gpulat_reset_time_ns;
 extern u32 gpulat_generation;
@@ -275,4 +304,4 @@ long gpulat_snapshot_to_user(void __user *buf, u64 buf_size, u64 *needed);
 void gpulat_debugfs_init(void);
 void gpulat_debugfs_exit(void);
 
-#endif /* _GPULAT_H */
+#endif /* _GPULAT_KMOD_H */

@@ -48,16 +48,16 @@ int gpulat_key_add(struct gpulat_keyed *kd, u64 key,
 				if (fill)
 					fill(k, arg);
 			}
-			cur = cmpxchg(e, 0, tag << 16 | (idx + 1));
+			cur = cmpxchg(e, 0, GPULAT_KEY_ENTRY(tag, idx));
 			if (!cur) {
 				/* list it only now: its entry won */
 				smp_store_release(&k->ready, 1);
 				return idx;
 			}
 		}
-		if (cur >> 16 == tag &&
-		    READ_ONCE(kd->keys[(cur & 0xffff) - 1].key) == key)
-			return (cur & 0xffff) - 1;
+		if (GPULAT_KEY_ENTRY_TAG(cur) == tag &&
+		    READ_ONCE(kd->keys[GPULAT_KEY_ENTRY_IDX(cur)].key) == key)
+			return GPULAT_KEY_ENTRY_IDX(cur);
 	}
 	return -1;
 }

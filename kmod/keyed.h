@@ -10,8 +10,8 @@
  * added on their first event, lock-free and without allocation, and never
  * removed, so a key's series stays comparable from snapshot to snapshot.
  */
-#ifndef _GPULAT_KEYED_H
-#define _GPULAT_KEYED_H
+#ifndef _GPULAT_KMOD_KEYED_H
+#define _GPULAT_KMOD_KEYED_H
 
 #include <linux/atomic.h>
 #include <linux/hash.h>
@@ -22,6 +22,15 @@
 /* Hash slots a lookup or an insertion looks at before giving up. */
 #define GPULAT_KEY_PROBES	8
 #define GPULAT_KEY_MAX		65535
+/*
+ * An entry of the hash: the key's 48-bit tag over its index + 1 (0 is an
+ * empty entry), which GPULAT_KEY_MAX keeps within 16 bits.
+ */
+#define GPULAT_KEY_IDX_BITS	16
+#define GPULAT_KEY_IDX_MASK	((1ULL << GPULAT_KEY_IDX_BITS) - 1)
+#define GPULAT_KEY_ENTRY(tag, idx)	((tag) << GPULAT_KEY_IDX_BITS | ((idx) + 1))
+#define GPULAT_KEY_ENTRY_TAG(e)		((e) >> GPULAT_KEY_IDX_BITS)
+#define GPULAT_KEY_ENTRY_IDX(e)		((u32)((e) & GPULAT_KEY_IDX_MASK) - 1)
 
 /* A histogram shared by every CPU. */
 struct gpulat_ghist {
@@ -52,22 +61,19 @@ static __always_inline void gpulat_ghist_record(struct gpulat_ghist *h, u64 ns)
 struct gpulat_key {
 	u64 key;			/* the ABI key */
 	char name[GPULAT_NAME_LEN];	/* key_name, filled once */
-	u32 flags;			/* the family's own use */
 	u32 ready;			/* listed once set (release/acquire) */
 };
 
 /*
- * Keyed series of a family.  The family sets series, nr_series, max_keys
- * and keys_full (its drop counter for "no room for a new key") before
- * setup; the registry allocates the rest.
+ * Keyed series of a family.  The family sets series, nr_series and
+ * max_keys before setup; the registry allocates the rest.
  */
 struct gpulat_keyed {
 	const struct gpulat_series_desc *series;
 	unsigned int nr_series;
 	unsigned int max_keys;		/* <= GPULAT_KEY_MAX */
-	unsigned int keys_full;		/* drop counter index */
 
-	u64 *hash;			/* tag << 16 | (index + 1); 0 = empty */
+	u64 *hash;			/* GPULAT_KEY_ENTRY(); 0 = empty */
 	u32 hash_bits;
 	atomic_t nr_keys;		/* indexes handed out, may pass max */
 	struct gpulat_key *keys;	/* [max_keys] */
@@ -94,8 +100,9 @@ static __always_inline int gpulat_key_find(struct gpulat_keyed *kd, u64 key)
 
 		if (!cur)
 			return -1;
-		idx = (cur & 0xffff) - 1;
-		if (cur >> 16 == tag && READ_ONCE(kd->keys[idx].key) == key)
+		idx = GPULAT_KEY_ENTRY_IDX(cur);
+		if (GPULAT_KEY_ENTRY_TAG(cur) == tag &&
+		    READ_ONCE(kd->keys[idx].key) == key)
 			return idx;
 	}
 	return -1;
@@ -107,7 +114,8 @@ int gpulat_key_add(struct gpulat_keyed *kd, u64 key,
 
 /*
  * gpulat_key_get - index of @key, added on first sight (@fill names it);
- * -1 when the table is full: the caller counts kd->keys_full.
+ * -1 when the table is full: the caller counts it (its keys_full drop
+ * counter).
  */
 static __always_inline int gpulat_key_get(struct gpulat_keyed *kd, u64 key,
 					  void (*fill)(struct gpulat_key *k,
@@ -205,4 +213,4 @@ int gpulat_inflight_alloc(struct gpulat_inflight *t, unsigned int entries,
 void gpulat_inflight_free(struct gpulat_inflight *t);
 void gpulat_inflight_clear(struct gpulat_inflight *t);
 
-#endif /* _GPULAT_KEYED_H */
+#endif /* _GPULAT_KMOD_KEYED_H */

@@ -104,7 +104,6 @@ static struct gpulat_keyed block_keyed = {
 	.series		= block_series,
 	.nr_series	= ARRAY_SIZE(block_series),
 	.max_keys	= 32,
-	.keys_full	= GPULAT_BLOCK_KEYS_FULL,
 };
 
 static __always_inline void block_count(unsigned int idx)

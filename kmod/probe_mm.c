@@ -9,12 +9,9 @@
  * A sample belongs to the CPU where the stall ended.  Begin and end run in
  * the same task, which may sleep and migrate in between, so the start
  * stamp is kept per task: in one table of 2^bits pid entries, each with one
- * u64 per kind (reclaim, compaction), indexed by the low pid bits:
- *
- *   bits 63..14  start time, CLOCK_MONOTONIC ns modulo 2^50 (13 days)
- *   bit  13      entry in use
- *   bit  12      compaction not on behalf of an allocation
- *   bits 11..0   the pid bits above the index
+ * u64 per kind (reclaim, compaction), indexed by the low pid bits, in the
+ * layout of stamp.h; the flag bit: compaction not on behalf of an
+ * allocation.
  *
  * Direct compaction is the allocator's: __alloc_pages_direct_compact()
  * sets PF_MEMALLOC around it, and the allocator never compacts or reclaims
@@ -38,6 +35,7 @@
 
 #include "fault.h"
 #include "gpulat.h"
+#include "stamp.h"
 #include "trace.h"
 /* before the event headers: it declares the structs their prototypes name */
 #include "compat/mm.h"
@@ -47,12 +45,7 @@
 #include <trace/events/compaction.h>
 #endif
 
-#define STAMP_PID_BITS		22
-#define STAMP_MIN_BITS		10
-#define STAMP_PID_HI_MASK	((1ULL << (STAMP_PID_BITS - STAMP_MIN_BITS)) - 1)
-#define STAMP_BG		BIT_ULL(12)
-#define STAMP_USED		BIT_ULL(13)
-#define STAMP_TS_SHIFT		14
+#define STAMP_BG		GPULAT_PST_FLAG
 
 /* The two stamps of one pid entry. */
 enum {
@@ -92,12 +85,12 @@ static __always_inline u64 *mm_slot(pid_t pid, unsigned int kind)
 
 static __always_inline u64 mm_tag(pid_t pid)
 {
-	return STAMP_USED | ((u32)pid >> mm_bits);
+	return gpulat_pst_tag(pid, mm_bits);
 }
 
 static __always_inline bool mm_owns(u64 entry, pid_t pid)
 {
-	return (entry & (STAMP_USED | STAMP_PID_HI_MASK)) == mm_tag(pid);
+	return gpulat_pst_owns(entry, pid, mm_bits);
 }
 
 /*
@@ -112,7 +105,7 @@ static __always_inline void mm_start(unsigned int kind, u64 flags, u64 now)
 	u64 old;
 
 	old = xchg(mm_slot(pid, kind),
-		   (now << STAMP_TS_SHIFT) | flags | mm_tag(pid));
+		   gpulat_stamp(now, GPULAT_PST_TS_SHIFT, flags | mm_tag(pid)));
 	if (unlikely(old && !mm_owns(old, pid)))
 		this_cpu_inc(mm_pc->counters[GPULAT_MM_EVICTED]);
 }
@@ -136,8 +129,7 @@ static __always_inline void mm_end(unsigned int kind, u64 now)
 	}
 	cmpxchg(slot, old, 0);
 	/* signed 50-bit difference: a stamp from the future is negative */
-	delta = (s64)((now << STAMP_TS_SHIFT) -
-		      (old & ~((1ULL << STAMP_TS_SHIFT) - 1))) >> STAMP_TS_SHIFT;
+	delta = gpulat_pst_delta(old, now);
 	if (unlikely(delta < 0)) {
 		this_cpu_inc(mm_pc->counters[GPULAT_MM_NEGATIVE]);
 		return;
@@ -214,8 +206,8 @@ static int mm_init(struct gpulat_family *fam, void __percpu *pcpu)
 
 	if (!n)
 		n = 128UL * num_possible_cpus();
-	n = roundup_pow_of_two(clamp(n, 1UL << STAMP_MIN_BITS,
-				     1UL << STAMP_PID_BITS));
+	n = roundup_pow_of_two(clamp(n, 1UL << GPULAT_PST_MIN_BITS,
+				     1UL << GPULAT_PID_BITS));
 	mm_stamps = gl_kvcalloc(n * MM_NR_KINDS, sizeof(u64));
 	if (!mm_stamps)
 		return -ENOMEM;

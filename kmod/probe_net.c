@@ -86,7 +86,6 @@ static struct gpulat_keyed net_keyed = {
 	.series		= net_series,
 	.nr_series	= ARRAY_SIZE(net_series),
 	.max_keys	= 32,
-	.keys_full	= GPULAT_NET_KEYS_FULL,
 };
 
 module_param_named(net_max_devs, net_keyed.max_keys, uint, 0444);

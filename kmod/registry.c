@@ -18,26 +18,52 @@
 #include "gpulat.h"
 #include "keyed.h"
 #include "mux.h"
+#include "trace.h"
 
+/* families.h: every id from 1 has its family */
+#define GPULAT_FAMILY(name, id, threshold_us, keeps)			\
+	[(id) - 1] = &gpulat_##name##_family,
 struct gpulat_family *gpulat_families[] = {
-	&gpulat_sched_family,
-	&gpulat_block_family,
-	&gpulat_net_family,
-	&gpulat_irq_family,
-	&gpulat_softirq_family,
-	&gpulat_nvidia_family,
-	&gpulat_mm_family,
+#include "families.h"
 };
+
+#undef GPULAT_FAMILY
 
 unsigned int gpulat_nr_families = ARRAY_SIZE(gpulat_families);
 
+#define GPULAT_FAMILY(name, id, threshold_us, keeps)			\
+	[id] = (keeps),
+static const u32 gpulat_family_keeps[GPULAT_FAM_MAX] = {
+#include "families.h"
+};
+
+#undef GPULAT_FAMILY
+
 /*
  * Serialises snapshot, reset, family switches and debugfs readers against
- * each other; never taken by a probe.
+ * each other; never taken by a probe.  The order of every lock of the
+ * module is in gpulat.h.
  */
 DEFINE_MUTEX(gpulat_lock);
 u64 gpulat_reset_time_ns;
 u32 gpulat_generation;
+
+/*
+ * gpulat_keeps_update - tell the trace which culprit histories are kept:
+ * those of the attached families (families.h); after a family's attached
+ * changed
+ */
+static void gpulat_keeps_update(void)
+{
+	u32 keeps = 0;
+	unsigned int i;
+
+	lockdep_assert_held(&gpulat_lock);
+	for (i = 0; i < gpulat_nr_families; i++)
+		if (gpulat_families[i]->attached)
+			keeps |= gpulat_family_keeps[gpulat_families[i]->id];
+	WRITE_ONCE(gpulat_trace_keeps, keeps);
+}
 
 struct gpulat_family *gpulat_family_by_id(u32 id)
 {
@@ -66,6 +92,9 @@ static int gpulat_tp_register(struct gpulat_family *fam, struct gpulat_tp *t)
 	struct gpulat_mux *m = gpulat_mux_of(fam, t);
 	int ret;
 
+	lockdep_assert_held(&gpulat_lock);
+	if (WARN_ON_ONCE(!m && t->probe == GPULAT_TP_MUX))
+		return -EINVAL;		/* no mux does this family's work */
 	if (!m)
 		return GL_CALL(-ENOMEM,
 			       tracepoint_probe_register(t->tp, t->probe, NULL));
@@ -84,6 +113,7 @@ static void gpulat_tp_unregister(struct gpulat_family *fam,
 {
 	struct gpulat_mux *m = gpulat_mux_of(fam, t);
 
+	lockdep_assert_held(&gpulat_lock);
 	if (!m) {
 		tracepoint_probe_unregister(t->tp, t->probe, NULL);
 		return;
@@ -151,6 +181,7 @@ static int gpulat_family_attach(struct gpulat_family *fam)
 		t->error = 0;
 	}
 	fam->attached = true;
+	gpulat_keeps_update();
 	return 0;
 }
 
@@ -250,6 +281,7 @@ int gpulat_family_switch(struct gpulat_family *fam, bool on)
 	if (!on) {
 		gpulat_family_detach(fam);
 		fam->attached = false;
+		gpulat_keeps_update();
 		tracepoint_synchronize_unregister();
 		return 0;
 	}
@@ -277,6 +309,7 @@ int gpulat_registry_init(void)
 	unsigned int i, j;
 	int ret = 0;
 
+	BUILD_BUG_ON(ARRAY_SIZE(gpulat_families) != GPULAT_FAM_MAX - 1);
 	gpulat_reset_time_ns = ktime_get_ns();
 	mutex_lock(&gpulat_lock);
 	/* every family's state first: teardown reads them all */
@@ -310,6 +343,7 @@ void gpulat_registry_exit(void)
 		gpulat_family_detach(gpulat_families[i]);
 		gpulat_families[i]->attached = false;
 	}
+	gpulat_keeps_update();
 	mutex_unlock(&gpulat_lock);
 	/* no probe may still run when the memory below goes away */
 	tracepoint_synchronize_unregister();
@@ -522,6 +556,7 @@ int gpulat_reset_all(void)
 			gpulat_base_take(gpulat_families[i], h);
 	gl_kfree(h);
 	gpulat_generation++;
+	BUILD_BUG_ON(ARRAY_SIZE(gpulat_families) != GPULAT_FAM_MAX - 1);
 	gpulat_reset_time_ns = ktime_get_ns();
 	return 0;
 }

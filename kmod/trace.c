@@ -40,11 +40,12 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/stringify.h>
 #include <linux/sysfs.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 
-#include "compat/gpulat_compat.h"
+#include "compat/irq_work.h"
 #include "fault.h"
 #include "trace.h"
 
@@ -77,11 +78,13 @@ u64 gpulat_trace_gate[GPULAT_FAM_MAX] = {
 };
 
 int gpulat_trace_readers;
+u32 gpulat_trace_keeps;
 struct gpulat_trace_act __percpu *gpulat_trace_act;
 
 static struct gpulat_ring __percpu *trace_rings;
 static u32 trace_mask;			/* slots per ring - 1 */
-static DEFINE_MUTEX(trace_lock);	/* readers, thresholds, allocation */
+/* readers, thresholds, allocation; the order of the locks: gpulat.h */
+static DEFINE_MUTEX(trace_lock);
 static DECLARE_WAIT_QUEUE_HEAD(trace_wq);
 static struct task_struct *trace_waker;	/* wakes trace_wq; see the top */
 static atomic_t trace_wake_pending;
@@ -111,16 +114,22 @@ module_param(trace_ring, uint, 0444);
 MODULE_PARM_DESC(trace_ring,
 		 "outlier trace records per CPU (power of two, 8..128)");
 
-/* Thresholds, ns by family; 0: that family is not traced. */
+/* Thresholds, ns by family (defaults: families.h); 0: not traced. */
+#define GPULAT_FAMILY(name, id, threshold_us, keeps)			\
+	[id] = (threshold_us) * NSEC_PER_USEC,
 static u64 trace_threshold[GPULAT_FAM_MAX] = {
-	[GPULAT_FAM_SCHED]	= 5 * NSEC_PER_MSEC,
-	[GPULAT_FAM_BLOCK]	= 50 * NSEC_PER_MSEC,
-	[GPULAT_FAM_NET]	= 5 * NSEC_PER_MSEC,
-	[GPULAT_FAM_IRQ]	= 1 * NSEC_PER_MSEC,
-	[GPULAT_FAM_SOFTIRQ]	= 5 * NSEC_PER_MSEC,
-	[GPULAT_FAM_NVIDIA]	= 1 * NSEC_PER_MSEC,
-	[GPULAT_FAM_MM]		= 10 * NSEC_PER_MSEC,
+#include "families.h"
 };
+
+#undef GPULAT_FAMILY
+
+#define GPULAT_FAMILY(name, id, threshold_us, keeps)			\
+	[id] = #name,
+static const char * const trace_family_names[GPULAT_FAM_MAX] = {
+#include "families.h"
+};
+
+#undef GPULAT_FAMILY
 
 /* trace_gate_update - open the gates to the thresholds while read */
 static void trace_gate_update(void)
@@ -198,19 +207,22 @@ static const struct kernel_param_ops trace_param_ops = {
 	.get = trace_param_get,
 };
 
-#define TRACE_PARAM(fam, id, dflt)					\
+/*
+ * One per line of families.h; each ends in a definition (of the default,
+ * in us), so that the lines of the list need no separator.
+ */
+#define GPULAT_FAMILY(fam, id, dflt, keeps)				\
 	module_param_cb(fam##_threshold_us, &trace_param_ops,		\
 			(void *)(unsigned long)(id), 0644);		\
 	MODULE_PARM_DESC(fam##_threshold_us, "outlier trace threshold of "	\
-			 #fam " in us, 3 decimals at most (0: off; default " dflt ")")
-
-TRACE_PARAM(sched, GPULAT_FAM_SCHED, "5000");
-TRACE_PARAM(block, GPULAT_FAM_BLOCK, "50000");
-TRACE_PARAM(net, GPULAT_FAM_NET, "5000");
-TRACE_PARAM(irq, GPULAT_FAM_IRQ, "1000");
-TRACE_PARAM(softirq, GPULAT_FAM_SOFTIRQ, "5000");
-TRACE_PARAM(nvidia, GPULAT_FAM_NVIDIA, "1000");
-TRACE_PARAM(mm, GPULAT_FAM_MM, "10000");
+			 #fam " in us, 3 decimals at most (0: off; default " \
+			 __stringify(dflt) ")");				\
+	static inline u32 __maybe_unused trace_default_us_##fam(void)	\
+	{								\
+		return dflt;						\
+	}
+#include "families.h"
+#undef GPULAT_FAMILY
 
 /* --- The trace's own tasks ------------------------------------------- */
 
@@ -480,6 +492,7 @@ void gpulat_trace_sample(u32 family, u32 series, u64 key, u64 end_ns,
 	struct gpulat_trace_act *a;
 	unsigned long irqflags;
 	u64 start, since;
+	u32 keeps;
 
 	if (task && trace_self_has(task->pid)) {
 		atomic64_inc(&trace_self_left);
@@ -504,16 +517,17 @@ void gpulat_trace_sample(u32 family, u32 series, u64 key, u64 end_ns,
 		local_irq_save(irqflags);
 		a = this_cpu_ptr(gpulat_trace_act);
 		since = READ_ONCE(trace_since);
-		/* the histories: kept by these families' probes */
-		if (READ_ONCE(gpulat_sched_family.attached))
+		/* the histories: kept by the attached families (families.h) */
+		keeps = READ_ONCE(gpulat_trace_keeps);
+		if (keeps & GPULAT_KEEPS_SWITCHES)
 			trace_culprits(s, a, since, start, end_ns);
-		if (READ_ONCE(gpulat_irq_family.attached)) {
+		if (keeps & GPULAT_KEEPS_IRQ) {
 			if (!trace_spans(a->irq, a->irq_pos, since, start, end_ns,
 					 &s->irq_ns))
 				s->flags |= GPULAT_REC_F_PARTIAL;
 			s->flags |= GPULAT_REC_F_IRQ_TIME;
 		}
-		if (READ_ONCE(gpulat_softirq_family.attached)) {
+		if (keeps & GPULAT_KEEPS_SOFTIRQ) {
 			if (!trace_spans(a->sirq, a->sirq_pos, since, start,
 					 end_ns, &s->softirq_ns))
 				s->flags |= GPULAT_REC_F_PARTIAL;
@@ -805,12 +819,9 @@ static int trace_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&trace_lock);
 	seq_puts(m, "outlier thresholds (0: off)\n");
-	for (f = 1; f < GPULAT_FAM_MAX; f++) {
-		struct gpulat_family *fam = gpulat_family_by_id(f);
-
-		seq_printf(m, "  %-8s %llu ns\n", fam ? fam->name : "?",
+	for (f = 1; f < GPULAT_FAM_MAX; f++)
+		seq_printf(m, "  %-8s %llu ns\n", trace_family_names[f] ?: "?",
 			   trace_threshold[f]);
-	}
 	if (trace_rings)
 		for_each_possible_cpu(cpu)
 			written += READ_ONCE(per_cpu_ptr(trace_rings,

@@ -9,8 +9,8 @@
  * who ran on the CPU and of interrupt time, from which an outlier that
  * waited for a CPU names who held it.
  */
-#ifndef _GPULAT_TRACE_H
-#define _GPULAT_TRACE_H
+#ifndef _GPULAT_KMOD_TRACE_H
+#define _GPULAT_KMOD_TRACE_H
 
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -45,6 +45,14 @@ struct gpulat_trace_act {
 extern u64 gpulat_trace_gate[GPULAT_FAM_MAX];
 /* Readers of the trace; nonzero: keep the histories. */
 extern int gpulat_trace_readers;
+/*
+ * The histories a family keeps (its keeps in families.h), and those of
+ * the attached families, written by the registry under gpulat_lock.
+ */
+#define GPULAT_KEEPS_SWITCHES	0x1	/* who got the CPU: sw[] */
+#define GPULAT_KEEPS_IRQ	0x2	/* hard IRQ time: irq[] */
+#define GPULAT_KEEPS_SOFTIRQ	0x4	/* softirq time: sirq[] */
+extern u32 gpulat_trace_keeps;
 extern struct gpulat_trace_act __percpu *gpulat_trace_act;
 
 static __always_inline bool gpulat_trace_over(u32 family, u64 ns)
@@ -130,4 +138,4 @@ __poll_t gpulat_trace_poll(struct file *file, struct poll_table_struct *pt);
 void gpulat_trace_release(struct file *file);
 long gpulat_trace_threshold(u32 family, bool set, u64 *ns);
 
-#endif /* _GPULAT_TRACE_H */
+#endif /* _GPULAT_KMOD_TRACE_H */

@@ -5,8 +5,8 @@
  * target kernel's headers (distributions backport; version numbers lie).
  * probe_block.c includes this and never tests kernel versions itself.
  */
-#ifndef _GPULAT_COMPAT_BLOCK_H
-#define _GPULAT_COMPAT_BLOCK_H
+#ifndef _GPULAT_KMOD_COMPAT_BLOCK_H
+#define _GPULAT_KMOD_COMPAT_BLOCK_H
 
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
@@ -59,4 +59,4 @@ static __always_inline struct gendisk *gpulat_rq_disk(const struct request *rq)
 #endif
 }
 
-#endif /* _GPULAT_COMPAT_BLOCK_H */
+#endif /* _GPULAT_KMOD_COMPAT_BLOCK_H */

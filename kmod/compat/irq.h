@@ -15,8 +15,8 @@
  * below fails the build on a kernel that renumbers or adds a vector,
  * rather than filing one vector's samples under another's name.
  */
-#ifndef _GPULAT_COMPAT_IRQ_H
-#define _GPULAT_COMPAT_IRQ_H
+#ifndef _GPULAT_KMOD_COMPAT_IRQ_H
+#define _GPULAT_KMOD_COMPAT_IRQ_H
 
 #include <linux/build_bug.h>
 #include <linux/interrupt.h>
@@ -52,4 +52,4 @@ static __always_inline bool gpulat_softirq_pending(unsigned int vec)
 	return local_softirq_pending() & (1U << vec);
 }
 
-#endif /* _GPULAT_COMPAT_IRQ_H */
+#endif /* _GPULAT_KMOD_COMPAT_IRQ_H */

@@ -6,8 +6,8 @@
  * kernel versions itself.  The probes use none of the arguments: only the
  * prototypes differ.
  */
-#ifndef _GPULAT_COMPAT_MM_H
-#define _GPULAT_COMPAT_MM_H
+#ifndef _GPULAT_KMOD_COMPAT_MM_H
+#define _GPULAT_KMOD_COMPAT_MM_H
 
 #include <linux/gfp.h>
 #include <linux/types.h>
@@ -68,4 +68,4 @@ struct mem_cgroup;
 	int status
 #endif
 
-#endif /* _GPULAT_COMPAT_MM_H */
+#endif /* _GPULAT_KMOD_COMPAT_MM_H */

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Every kernel difference gpulat copes with, in one place, each with its
- * history.  The GPULAT_HAVE_* switches come from features.mk, which looks
- * at the target kernel's headers; probe files include this and never test
+ * Kernel differences of the scheduler's tracepoints and task state, read
+ * by the sched and nvidia families and the mux, each with its history.
+ * The GPULAT_HAVE_* switches come from features-sched.mk, which looks at
+ * the target kernel's headers; probe files include this and never test
  * kernel versions themselves.
  */
-#ifndef _GPULAT_COMPAT_H
-#define _GPULAT_COMPAT_H
+#ifndef _GPULAT_KMOD_COMPAT_SCHED_H
+#define _GPULAT_KMOD_COMPAT_SCHED_H
 
-#include <linux/irq_work.h>
 #include <linux/sched.h>
 
 /*
@@ -43,20 +43,4 @@ static inline unsigned int gpulat_task_state(struct task_struct *p)
 #endif
 }
 
-/*
- * IRQ_WORK_INIT_HARD: 5.11 (b4c6f86ec2f6, "irq_work: Handle some irq_work
- * in a per-CPU thread on PREEMPT_RT") ran irq_work without it in the
- * irq_work/N threads on PREEMPT_RT; before, every irq_work ran in hard
- * interrupt context, as one made with it still does.
- */
-static inline void gpulat_init_irq_work_hard(struct irq_work *w,
-					     void (*fn)(struct irq_work *))
-{
-#ifdef IRQ_WORK_INIT_HARD
-	*w = IRQ_WORK_INIT_HARD(fn);
-#else
-	init_irq_work(w, fn);
-#endif
-}
-
-#endif /* _GPULAT_COMPAT_H */
+#endif /* _GPULAT_KMOD_COMPAT_SCHED_H */

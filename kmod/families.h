@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The probe families, one line each.  Everything the core knows about a
+ * family by name comes from this list: the externs and the registry's
+ * array (gpulat.h, registry.c), the outlier trace's default thresholds
+ * and their <name>_threshold_us module parameters, and which families
+ * keep the per-CPU histories that name the culprits of a CPU wait
+ * (trace.c, registry.c).  Kbuild builds every probe_*.c.
+ *
+ * GPULAT_FAMILY(name, id, threshold_us, keeps)
+ *   name          gpulat_<name>_family, defined in probe_<name>.c (with
+ *                 the module parameter <name>, on at load)
+ *   id            enum gpulat_family_id, uapi/gpulat.h; the registry
+ *                 sets up, switches on and lists the families in its order
+ *   threshold_us  default outlier threshold, microseconds (0: not traced)
+ *   keeps         GPULAT_KEEPS_* (trace.h): the history the family's
+ *                 probes keep while the trace is read, or 0
+ *
+ * Not a header: a file that includes it defines GPULAT_FAMILY() first and
+ * undefines it after.
+ */
+GPULAT_FAMILY(sched, GPULAT_FAM_SCHED, 5000, GPULAT_KEEPS_SWITCHES)
+GPULAT_FAMILY(block, GPULAT_FAM_BLOCK, 50000, 0)
+GPULAT_FAMILY(net, GPULAT_FAM_NET, 5000, 0)
+GPULAT_FAMILY(irq, GPULAT_FAM_IRQ, 1000, GPULAT_KEEPS_IRQ)
+GPULAT_FAMILY(softirq, GPULAT_FAM_SOFTIRQ, 5000, GPULAT_KEEPS_SOFTIRQ)
+GPULAT_FAMILY(nvidia, GPULAT_FAM_NVIDIA, 1000, 0)
+GPULAT_FAMILY(mm, GPULAT_FAM_MM, 10000, 0)
