@@ -53,9 +53,6 @@ enum {
 /* layout - the series and probes of every case, all families attached */
 static inline void layout(struct blob *b, uint64_t time_ns, bool net_on)
 {
-	static const char *const fams[] = {
-		NULL, "sched", "block", "net", "irq", "softirq", "nvidia", "mm",
-	};
 	uint32_t cpu, f;
 
 	blob_init(b);
@@ -96,7 +93,7 @@ static inline void layout(struct blob *b, uint64_t time_ns, bool net_on)
 	for (f = 1; f < GPULAT_FAM_MAX; f++)
 		blob_add_probe(b, f, f == GPULAT_FAM_NET && !net_on ?
 			       GPULAT_PROBE_DISABLED : GPULAT_PROBE_ATTACHED,
-			       0, fams[f], "some_tracepoint", 1);
+			       0, gl_family_name(f), "some_tracepoint", 1);
 }
 
 /* healthy - @scale times the samples of a healthy host's 10 s */

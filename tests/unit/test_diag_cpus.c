@@ -19,9 +19,6 @@
 static void cpus_layout(struct blob *b, uint64_t time_ns, uint32_t ncpus,
 			uint64_t scale, bool preempt)
 {
-	static const char *const fams[] = {
-		NULL, "sched", "block", "net", "irq", "softirq", "nvidia", "mm",
-	};
 	uint32_t cpu, f;
 
 	blob_init(b);
@@ -35,7 +32,7 @@ static void cpus_layout(struct blob *b, uint64_t time_ns, uint32_t ncpus,
 		blob_add_series(b, GPULAT_FAM_SCHED, GPULAT_SCHED_PREEMPT, cpu,
 				0, "sched.preempt", "");
 	for (f = 1; f < GPULAT_FAM_MAX; f++)
-		blob_add_probe(b, f, GPULAT_PROBE_ATTACHED, 0, fams[f],
+		blob_add_probe(b, f, GPULAT_PROBE_ATTACHED, 0, gl_family_name(f),
 			       "some_tracepoint", 1);
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		blob_record(b, cpu, 20 * US, 1000 * scale);

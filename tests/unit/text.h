@@ -8,4 +8,7 @@
 /* longest_line - columns of the longest line of @text */
 size_t longest_line(const char *text);
 
+/* family_list - "sched, block, ..." from the family table, as help says */
+const char *family_list(char *buf, size_t len);
+
 #endif /* _GPULAT_TEST_TEXT_H */
