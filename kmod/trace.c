@@ -21,57 +21,32 @@
  * handler would, it queued every CPU's thread behind the readers (which
  * they boosted), delayed the kernel's other irq_work, and under a storm of
  * records the lock's waiters were seen never to wake.
+ *
+ * Here: thresholds, writing, allocation, debugfs; the trace's own tasks
+ * and the waker thread are in trace_self.c, the readers in trace_read.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
-#include <linux/hash.h>
 #include <linux/irq_work.h>
 #include <linux/kthread.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
-#include <linux/poll.h>
 #include <linux/rcupdate.h>
-#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/stringify.h>
 #include <linux/sysfs.h>
-#include <linux/uaccess.h>
 #include <linux/wait.h>
 
 #include "compat/irq_work.h"
 #include "fault.h"
-#include "trace.h"
-
-union gpulat_rec {
-	struct gpulat_rec_header hdr;
-	struct gpulat_rec_sample sample;
-	struct gpulat_rec_event event;
-	struct gpulat_rec_lost lost;
-};
-
-struct gpulat_ring {
-	u64 head;			/* records published */
-	u64 claimed;			/* records begun */
-	struct irq_work wake;		/* wakes readers outside the probe */
-	union gpulat_rec slot[];
-};
-
-/* What one open file has read of each CPU's ring. */
-struct gpulat_reader {
-	struct mutex lock;		/* concurrent reads of one file */
-	s32 pid;			/* who reads it: one of the trace's own */
-	u64 *tail;			/* next record to read, per CPU */
-	u64 *lost;			/* missed, not yet reported, per CPU */
-	union gpulat_rec *staged;	/* next record per CPU, copied */
-	unsigned long *has_staged;	/* bitmap by CPU */
-};
+#include "trace_int.h"
 
 u64 gpulat_trace_gate[GPULAT_FAM_MAX] = {
 	[0 ... GPULAT_FAM_MAX - 1] = U64_MAX,
@@ -81,33 +56,14 @@ int gpulat_trace_readers;
 u32 gpulat_trace_keeps;
 struct gpulat_trace_act __percpu *gpulat_trace_act;
 
-static struct gpulat_ring __percpu *trace_rings;
-static u32 trace_mask;			/* slots per ring - 1 */
+struct gpulat_ring __percpu *gpulat_trace_rings;
+u32 gpulat_trace_mask;			/* slots per ring - 1 */
 /* readers, thresholds, allocation; the order of the locks: gpulat.h */
-static DEFINE_MUTEX(trace_lock);
-static DECLARE_WAIT_QUEUE_HEAD(trace_wq);
-static struct task_struct *trace_waker;	/* wakes trace_wq; see the top */
-static atomic_t trace_wake_pending;
-static atomic64_t trace_lost_total;
+DEFINE_MUTEX(gpulat_trace_lock);
+DECLARE_WAIT_QUEUE_HEAD(gpulat_trace_wq);
+atomic64_t gpulat_trace_lost_total;
 /* when the histories began: the first reader since none (0: never) */
-static u64 trace_since;
-
-/*
- * The trace's own tasks: the readers it wakes and the waker thread that
- * wakes them.  A record about one of them would be
- * gpulat's own latency, and, at a low threshold, would make the next
- * wakeup and so the next record without end: the trace leaves them out
- * (the histograms keep them) and counts them.  Open addressing, changed
- * under trace_lock, read without locks; TRACE_SELF_GONE marks a removed
- * entry so that lookups go on past it.
- */
-#define TRACE_SELF_BITS		8
-#define TRACE_SELF_PROBES	8
-#define TRACE_SELF_GONE		(-1)
-static s32 trace_self[1 << TRACE_SELF_BITS];
-static u32 trace_self_refs[1 << TRACE_SELF_BITS];
-static atomic64_t trace_self_left;	/* records left out */
-static atomic64_t trace_self_full;	/* tasks the set had no room for */
+u64 gpulat_trace_since;
 
 static unsigned int trace_ring = 32;
 module_param(trace_ring, uint, 0444);
@@ -131,12 +87,12 @@ static const char * const trace_family_names[GPULAT_FAM_MAX] = {
 
 #undef GPULAT_FAMILY
 
-/* trace_gate_update - open the gates to the thresholds while read */
-static void trace_gate_update(void)
+/* gpulat_trace_gate_update - open the gates to the thresholds while read */
+void gpulat_trace_gate_update(void)
 {
 	unsigned int f;
 
-	lockdep_assert_held(&trace_lock);
+	lockdep_assert_held(&gpulat_trace_lock);
 	for (f = 0; f < GPULAT_FAM_MAX; f++)
 		WRITE_ONCE(gpulat_trace_gate[f],
 			   gpulat_trace_readers && trace_threshold[f] ?
@@ -147,13 +103,13 @@ long gpulat_trace_threshold(u32 family, bool set, u64 *ns)
 {
 	if (!family || family >= GPULAT_FAM_MAX)
 		return -ENOENT;
-	mutex_lock(&trace_lock);
+	mutex_lock(&gpulat_trace_lock);
 	if (set) {
 		trace_threshold[family] = *ns;
-		trace_gate_update();
+		gpulat_trace_gate_update();
 	}
 	*ns = trace_threshold[family];
-	mutex_unlock(&trace_lock);
+	mutex_unlock(&gpulat_trace_lock);
 	return 0;
 }
 
@@ -224,122 +180,7 @@ static const struct kernel_param_ops trace_param_ops = {
 #include "families.h"
 #undef GPULAT_FAMILY
 
-/* --- The trace's own tasks ------------------------------------------- */
-
-static __always_inline s32 *trace_self_slot(s32 pid, unsigned int n)
-{
-	return &trace_self[(hash_32(pid, TRACE_SELF_BITS) + n) &
-			   ((1 << TRACE_SELF_BITS) - 1)];
-}
-
-/* trace_self_has - whether @pid is one of the trace's own; any context */
-static bool trace_self_has(s32 pid)
-{
-	unsigned int n;
-
-	for (n = 0; n < TRACE_SELF_PROBES; n++) {
-		s32 cur = READ_ONCE(*trace_self_slot(pid, n));
-
-		if (cur == pid)
-			return true;
-		if (!cur)
-			return false;
-	}
-	return false;
-}
-
-/* trace_self_add - @pid joins the set, or is counted when it finds no room */
-static void trace_self_add(s32 pid)
-{
-	int free = -1;
-	unsigned int n;
-
-	lockdep_assert_held(&trace_lock);
-	for (n = 0; n < TRACE_SELF_PROBES; n++) {
-		s32 *e = trace_self_slot(pid, n), cur = *e;
-
-		if (cur == pid) {
-			trace_self_refs[e - trace_self]++;
-			return;
-		}
-		if (free < 0 && cur <= 0)
-			free = e - trace_self;
-		if (!cur)
-			break;
-	}
-	if (free < 0) {
-		atomic64_inc(&trace_self_full);
-		return;
-	}
-	trace_self_refs[free] = 1;
-	WRITE_ONCE(trace_self[free], pid);
-}
-
-static void trace_self_del(s32 pid)
-{
-	unsigned int n;
-
-	lockdep_assert_held(&trace_lock);
-	for (n = 0; n < TRACE_SELF_PROBES; n++) {
-		s32 *e = trace_self_slot(pid, n);
-
-		if (*e == pid) {
-			if (!--trace_self_refs[e - trace_self])
-				WRITE_ONCE(*e, TRACE_SELF_GONE);
-			return;
-		}
-		if (!*e)
-			return;
-	}
-}
-
-/* trace_self_waker - the waker thread joins (or leaves) the trace's own */
-static void trace_self_waker(bool add)
-{
-	if (add)
-		trace_self_add(trace_waker->pid);
-	else
-		trace_self_del(trace_waker->pid);
-}
-
-/* trace_self_reader - @rd is read by the current task: follow it */
-static void trace_self_reader(struct gpulat_reader *rd)
-{
-	if (likely(READ_ONCE(rd->pid) == current->pid))
-		return;
-	mutex_lock(&trace_lock);
-	if (rd->pid)
-		trace_self_del(rd->pid);
-	rd->pid = current->pid;
-	trace_self_add(rd->pid);
-	mutex_unlock(&trace_lock);
-}
-
 /* --- Writing ----------------------------------------------------------- */
-
-/* trace_wake - hard irq_work: hand the wakeup to the waker thread */
-static void trace_wake(struct irq_work *w)
-{
-	atomic_set(&trace_wake_pending, 1);
-	wake_up_process(trace_waker);
-}
-
-static int trace_waker_fn(void *unused)
-{
-	for (;;) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (kthread_should_stop())
-			break;
-		if (!atomic_xchg(&trace_wake_pending, 0)) {
-			schedule();
-			continue;
-		}
-		__set_current_state(TASK_RUNNING);
-		wake_up_interruptible(&trace_wq);
-	}
-	__set_current_state(TASK_RUNNING);
-	return 0;
-}
 
 /*
  * trace_put - append @rec to this CPU's ring
@@ -355,16 +196,16 @@ static void trace_put(union gpulat_rec *rec)
 	u64 seq;
 
 	local_irq_save(flags);
-	r = this_cpu_ptr(trace_rings);
+	r = this_cpu_ptr(gpulat_trace_rings);
 	seq = r->head;
 	rec->hdr.cpu = smp_processor_id();
 	WRITE_ONCE(r->claimed, seq + 1);
 	smp_wmb();	/* claimed before the slot; pairs with trace_stage() */
-	memcpy(&r->slot[seq & trace_mask], rec, rec->hdr.size);
+	memcpy(&r->slot[seq & gpulat_trace_mask], rec, rec->hdr.size);
 	/* the slot before head; pairs with the readers' acquire */
 	smp_store_release(&r->head, seq + 1);
 	/* a reader that is not waiting finds the record without a wakeup */
-	if (wq_has_sleeper(&trace_wq))
+	if (wq_has_sleeper(&gpulat_trace_wq))
 		irq_work_queue(&r->wake);
 	local_irq_restore(flags);
 }
@@ -494,8 +335,8 @@ void gpulat_trace_sample(u32 family, u32 series, u64 key, u64 end_ns,
 	u64 start, since;
 	u32 keeps;
 
-	if (task && trace_self_has(task->pid)) {
-		atomic64_inc(&trace_self_left);
+	if (task && gpulat_trace_self_has(task->pid)) {
+		atomic64_inc(&gpulat_trace_self_left);
 		return;
 	}
 
@@ -516,7 +357,7 @@ void gpulat_trace_sample(u32 family, u32 series, u64 key, u64 end_ns,
 		start = end_ns - latency_ns;
 		local_irq_save(irqflags);
 		a = this_cpu_ptr(gpulat_trace_act);
-		since = READ_ONCE(trace_since);
+		since = READ_ONCE(gpulat_trace_since);
 		/* the histories: kept by the attached families (families.h) */
 		keeps = READ_ONCE(gpulat_trace_keeps);
 		if (keeps & GPULAT_KEEPS_SWITCHES)
@@ -552,146 +393,38 @@ void gpulat_trace_event(const struct gpulat_event *ev)
 	trace_put(&rec);
 }
 
-/* --- Reading ----------------------------------------------------------- */
+/* --- Allocation, at the first reader ---------------------------------- */
 
-/*
- * trace_stage - copy @cpu's next record for @rd, if there is one; counts
- * what the ring overwrote before this reader got to it
- */
-static bool trace_stage(struct gpulat_reader *rd, int cpu)
-{
-	struct gpulat_ring *r = per_cpu_ptr(trace_rings, cpu);
-	union gpulat_rec *dst = &rd->staged[cpu];
-	u64 head, tail;
-
-	if (test_bit(cpu, rd->has_staged))
-		return true;
-	for (;;) {
-		tail = rd->tail[cpu];
-		/* head before the slot; pairs with trace_put() */
-		head = smp_load_acquire(&r->head);
-		if (head == tail)
-			return false;
-		if (head - tail > trace_mask + 1) {
-			rd->lost[cpu] += head - tail - (trace_mask + 1);
-			tail = head - (trace_mask + 1);
-		}
-		memcpy(dst, &r->slot[tail & trace_mask], sizeof(*dst));
-		smp_rmb();	/* the copy before claimed; pairs with trace_put */
-		rd->tail[cpu] = tail + 1;
-		if (READ_ONCE(r->claimed) <= tail + trace_mask + 1 &&
-		    dst->hdr.size >= sizeof(dst->hdr) &&
-		    dst->hdr.size <= sizeof(*dst))
-			break;
-		rd->lost[cpu]++;	/* overwritten while copied */
-	}
-	__set_bit(cpu, rd->has_staged);
-	return true;
-}
-
-/* trace_pending - whether a read would find something; changes nothing */
-static bool trace_pending(struct gpulat_reader *rd)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct gpulat_ring *r = per_cpu_ptr(trace_rings, cpu);
-
-		if (READ_ONCE(rd->lost[cpu]) || test_bit(cpu, rd->has_staged))
-			return true;
-		/* as in trace_stage(), which then copies the slot */
-		if (smp_load_acquire(&r->head) != READ_ONCE(rd->tail[cpu]))
-			return true;
-	}
-	return false;
-}
-
-/* trace_fill - copy what fits of the records ready for @rd, oldest first */
-static ssize_t trace_fill(struct gpulat_reader *rd, char __user *buf,
-			  size_t len)
-{
-	struct gpulat_rec_lost lost = { };
-	size_t done = 0;
-	int cpu, best;
-
-	for (;;) {
-		/* staging counts what the rings overwrote ... */
-		best = -1;
-		for_each_possible_cpu(cpu)
-			if (trace_stage(rd, cpu) &&
-			    (best < 0 || rd->staged[cpu].hdr.time_ns <
-					 rd->staged[best].hdr.time_ns))
-				best = cpu;
-		/* ... which happened before what is staged: reported first */
-		for_each_possible_cpu(cpu) {
-			if (!rd->lost[cpu])
-				continue;
-			if (done + sizeof(lost) > len)
-				return done ? done : -EINVAL;
-			lost.hdr.size = sizeof(lost);
-			lost.hdr.type = GPULAT_REC_LOST;
-			lost.hdr.cpu = cpu;
-			lost.hdr.time_ns = ktime_get_mono_fast_ns();
-			lost.lost = rd->lost[cpu];
-			if (copy_to_user(buf + done, &lost, sizeof(lost)))
-				return done ? done : -EFAULT;
-			atomic64_add(rd->lost[cpu], &trace_lost_total);
-			rd->lost[cpu] = 0;
-			done += sizeof(lost);
-		}
-		if (best < 0)
-			return done;
-		if (done + rd->staged[best].hdr.size > len)
-			return done ? done : -EINVAL;
-		if (copy_to_user(buf + done, &rd->staged[best],
-				 rd->staged[best].hdr.size))
-			return done ? done : -EFAULT;
-		done += rd->staged[best].hdr.size;
-		__clear_bit(best, rd->has_staged);
-	}
-}
-
-static void trace_reader_free(struct gpulat_reader *rd)
-{
-	if (!rd)
-		return;
-	gl_kvfree(rd->tail);
-	gl_kvfree(rd->lost);
-	gl_kvfree(rd->staged);
-	gl_bitmap_free(rd->has_staged);
-	gl_kfree(rd);
-}
-
-static int trace_alloc(void)
+int gpulat_trace_alloc(void)
 {
 	struct gpulat_ring __percpu *rings;
 	struct gpulat_trace_act __percpu *act;
 	struct task_struct *waker;
 	int cpu;
 
-	lockdep_assert_held(&trace_lock);
-	if (trace_rings)
+	lockdep_assert_held(&gpulat_trace_lock);
+	if (gpulat_trace_rings)
 		return 0;
 	act = gl_alloc_percpu(sizeof(struct gpulat_trace_act),
 			      __alignof__(struct gpulat_trace_act));
 	rings = gl_alloc_percpu(struct_size((struct gpulat_ring *)NULL, slot,
-					    trace_mask + 1),
+					    gpulat_trace_mask + 1),
 				__alignof__(struct gpulat_ring));
 	waker = act && rings ?
 		GL_CALL(ERR_PTR(-ENOMEM),
-			kthread_run(trace_waker_fn, NULL, "gpulat_trace")) :
+			kthread_run(gpulat_trace_waker_fn, NULL, "gpulat_trace")) :
 		ERR_PTR(-ENOMEM);
 	if (IS_ERR(waker)) {
 		gl_free_percpu(act);
 		gl_free_percpu(rings);
 		return PTR_ERR(waker);
 	}
-	trace_waker = waker;
+	gpulat_trace_waker = waker;
 	for_each_possible_cpu(cpu)
 		gpulat_init_irq_work_hard(&per_cpu_ptr(rings, cpu)->wake,
-					  trace_wake);
+					  gpulat_trace_wake);
 	WRITE_ONCE(gpulat_trace_act, act);
-	WRITE_ONCE(trace_rings, rings);
+	WRITE_ONCE(gpulat_trace_rings, rings);
 	/*
 	 * Probes run with preemption off: once every CPU has passed a
 	 * quiescent state, any probe that sees a reader (or an open gate)
@@ -699,114 +432,6 @@ static int trace_alloc(void)
 	 */
 	synchronize_rcu();
 	return 0;
-}
-
-/* trace_reader - @file's reader state, made on its first read or poll */
-static struct gpulat_reader *trace_reader(struct file *file)
-{
-	/* pairs with the release below: rd is complete when seen */
-	struct gpulat_reader *rd = smp_load_acquire(&file->private_data);
-	int cpu, ret;
-
-	if (rd)
-		return rd;
-	mutex_lock(&trace_lock);
-	rd = file->private_data;
-	if (rd)
-		goto out;
-	ret = trace_alloc();
-	if (ret) {
-		rd = ERR_PTR(ret);
-		goto out;
-	}
-	rd = gl_kzalloc(sizeof(*rd));
-	if (!rd) {
-		rd = ERR_PTR(-ENOMEM);
-		goto out;
-	}
-	mutex_init(&rd->lock);
-	rd->tail = gl_kvcalloc(nr_cpu_ids, sizeof(u64));
-	rd->lost = gl_kvcalloc(nr_cpu_ids, sizeof(u64));
-	rd->staged = gl_kvcalloc(nr_cpu_ids, sizeof(*rd->staged));
-	rd->has_staged = gl_bitmap_zalloc(nr_cpu_ids);
-	if (!rd->tail || !rd->lost || !rd->staged || !rd->has_staged) {
-		trace_reader_free(rd);
-		rd = ERR_PTR(-ENOMEM);
-		goto out;
-	}
-	/* a new reader starts now */
-	for_each_possible_cpu(cpu) {
-		struct gpulat_ring *r = per_cpu_ptr(trace_rings, cpu);
-
-		/* pairs with trace_put() */
-		rd->tail[cpu] = smp_load_acquire(&r->head);
-	}
-	/* histories start now: what they hold from before is stale */
-	if (!gpulat_trace_readers) {
-		WRITE_ONCE(trace_since, ktime_get_mono_fast_ns());
-		trace_self_waker(true);
-	}
-	rd->pid = current->pid;
-	trace_self_add(rd->pid);
-	WRITE_ONCE(gpulat_trace_readers, gpulat_trace_readers + 1);
-	trace_gate_update();
-	/* rd complete before another thread of this file sees it */
-	smp_store_release(&file->private_data, rd);
-out:
-	mutex_unlock(&trace_lock);
-	return rd;
-}
-
-ssize_t gpulat_trace_read(struct file *file, char __user *buf, size_t len)
-{
-	struct gpulat_reader *rd = trace_reader(file);
-	ssize_t ret;
-
-	if (IS_ERR(rd))
-		return PTR_ERR(rd);
-	trace_self_reader(rd);
-	for (;;) {
-		if (mutex_lock_interruptible(&rd->lock))
-			return -ERESTARTSYS;
-		ret = trace_fill(rd, buf, len);
-		mutex_unlock(&rd->lock);
-		if (ret)
-			return ret;
-		if (file->f_flags & O_NONBLOCK)
-			return -EAGAIN;
-		if (wait_event_interruptible(trace_wq, trace_pending(rd)))
-			return -ERESTARTSYS;
-	}
-}
-
-__poll_t gpulat_trace_poll(struct file *file, struct poll_table_struct *pt)
-{
-	struct gpulat_reader *rd = trace_reader(file);
-
-	if (IS_ERR(rd))
-		return EPOLLERR;
-	trace_self_reader(rd);
-	poll_wait(file, &trace_wq, pt);
-	return trace_pending(rd) ? EPOLLIN | EPOLLRDNORM : 0;
-}
-
-void gpulat_trace_release(struct file *file)
-{
-	struct gpulat_reader *rd = file->private_data;
-	int cpu;
-
-	if (!rd)
-		return;
-	mutex_lock(&trace_lock);
-	for_each_possible_cpu(cpu)
-		atomic64_add(rd->lost[cpu], &trace_lost_total);
-	trace_self_del(rd->pid);
-	WRITE_ONCE(gpulat_trace_readers, gpulat_trace_readers - 1);
-	if (!gpulat_trace_readers)
-		trace_self_waker(false);
-	trace_gate_update();
-	mutex_unlock(&trace_lock);
-	trace_reader_free(rd);
 }
 
 /* --- debugfs: thresholds and ring state ------------------------------- */
@@ -817,28 +442,28 @@ static int trace_show(struct seq_file *m, void *unused)
 	unsigned int f;
 	int cpu;
 
-	mutex_lock(&trace_lock);
+	mutex_lock(&gpulat_trace_lock);
 	seq_puts(m, "outlier thresholds (0: off)\n");
 	for (f = 1; f < GPULAT_FAM_MAX; f++)
 		seq_printf(m, "  %-8s %llu ns\n", trace_family_names[f] ?: "?",
 			   trace_threshold[f]);
-	if (trace_rings)
+	if (gpulat_trace_rings)
 		for_each_possible_cpu(cpu)
-			written += READ_ONCE(per_cpu_ptr(trace_rings,
+			written += READ_ONCE(per_cpu_ptr(gpulat_trace_rings,
 							 cpu)->head);
 	seq_printf(m, "readers %d\nrecords per CPU ring %u\n",
-		   gpulat_trace_readers, trace_mask + 1);
+		   gpulat_trace_readers, gpulat_trace_mask + 1);
 	seq_printf(m, "records written %llu\nrecords lost by readers %lld\n",
-		   written, atomic64_read(&trace_lost_total));
+		   written, atomic64_read(&gpulat_trace_lost_total));
 	seq_printf(m, "records about the trace's own readers, left out %lld\n",
-		   atomic64_read(&trace_self_left));
+		   atomic64_read(&gpulat_trace_self_left));
 	seq_printf(m, "readers the left-out set had no room for %lld\n",
-		   atomic64_read(&trace_self_full));
+		   atomic64_read(&gpulat_trace_self_full));
 	seq_printf(m, "memory once read: %zu bytes per CPU\n",
-		   trace_rings ? sizeof(struct gpulat_trace_act) +
+		   gpulat_trace_rings ? sizeof(struct gpulat_trace_act) +
 		   struct_size((struct gpulat_ring *)NULL, slot,
-			       trace_mask + 1) : 0);
-	mutex_unlock(&trace_lock);
+			       gpulat_trace_mask + 1) : 0);
+	mutex_unlock(&gpulat_trace_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(trace);
@@ -851,7 +476,7 @@ void gpulat_trace_debugfs(struct dentry *dir)
 int gpulat_trace_init(void)
 {
 	trace_ring = roundup_pow_of_two(clamp(trace_ring, 8U, 128U));
-	trace_mask = trace_ring - 1;
+	gpulat_trace_mask = trace_ring - 1;
 	return 0;
 }
 
@@ -859,15 +484,15 @@ void gpulat_trace_exit(void)
 {
 	int cpu;
 
-	if (!trace_rings)
+	if (!gpulat_trace_rings)
 		return;
 	for_each_possible_cpu(cpu)
-		irq_work_sync(&per_cpu_ptr(trace_rings, cpu)->wake);
+		irq_work_sync(&per_cpu_ptr(gpulat_trace_rings, cpu)->wake);
 	/* no irq_work left to wake it */
-	kthread_stop(trace_waker);
-	trace_waker = NULL;
-	gl_free_percpu(trace_rings);
+	kthread_stop(gpulat_trace_waker);
+	gpulat_trace_waker = NULL;
+	gl_free_percpu(gpulat_trace_rings);
 	gl_free_percpu(gpulat_trace_act);
-	trace_rings = NULL;
+	gpulat_trace_rings = NULL;
 	gpulat_trace_act = NULL;
 }

@@ -60,7 +60,7 @@ static __always_inline bool gpulat_trace_over(u32 family, u64 ns)
 	return unlikely(ns >= READ_ONCE(gpulat_trace_gate[family]));
 }
 
-/* the histories are kept while somebody reads (see trace_alloc()) */
+/* the histories are kept while somebody reads (see gpulat_trace_alloc()) */
 static __always_inline bool gpulat_trace_on(void)
 {
 	return unlikely(READ_ONCE(gpulat_trace_readers));
@@ -127,6 +127,7 @@ static __always_inline void gpulat_trace_check(u32 family, u32 series,
 
 void gpulat_trace_event(const struct gpulat_event *ev);
 
+struct dentry;
 int gpulat_trace_init(void);
 void gpulat_trace_exit(void);	/* after every probe is detached */
 void gpulat_trace_debugfs(struct dentry *dir);
