@@ -265,10 +265,10 @@ extern unsigned int gpulat_nr_families;
  *                                        debugfs family files; inside it
  *                                        tracepoints_mutex, the jump label
  *                                        lock, RCU, nv_set_lock
- *   trace_lock (mutex, trace.c)          trace readers, thresholds; never
+ *   gpulat_trace_lock (mutex, trace.c)   trace readers, thresholds; never
  *                                        held with gpulat_lock
- *   gpulat_reader.lock (mutex, trace.c)  one open file's reads; with no
- *                                        other gpulat lock held
+ *   gpulat_reader.lock (mutex,           one open file's reads; with no
+ *     trace_read.c)                      other gpulat lock held
  *   nv_xid_lock (mutex,                  the driver's Xid tracepoint, inside
  *     probe_nvidia_xid.c)                tracepoint_module_list_mutex;
  *                                        takes tracepoints_mutex
