@@ -67,6 +67,13 @@ struct gl_snapshot *blob_parse(const struct blob *b);
  * in @err; -1000 when a failed parse left its result set
  */
 int blob_parse_err(const void *buf, size_t len, char *err, size_t errlen);
+/*
+ * blob_round_trip - parse @buf, write it to a new file @path (a mkstemp
+ * template) and read it back into *@out: 0, or -1 at the step that failed
+ * (blob_parse.c)
+ */
+int blob_round_trip(const void *buf, size_t len, char *path,
+		    struct gl_snapshot **out, char *err, size_t errlen);
 /* BLOB_HDR - the snapshot header at the start of blob @buf */
 #define BLOB_HDR(buf)	((struct gpulat_snap_header *)(buf))
 /* blob_sched - typical sched blob: 2 series x @cpus CPUs, counters, probes */

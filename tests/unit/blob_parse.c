@@ -33,3 +33,23 @@ int blob_parse_err(const void *buf, size_t len, char *err, size_t errlen)
 		return -1000;	/* *out must be NULL on failure */
 	return ret;
 }
+
+int blob_round_trip(const void *buf, size_t len, char *path,
+		    struct gl_snapshot **out, char *err, size_t errlen)
+{
+	struct gl_snapshot *s;
+	int fd, ret;
+	FILE *f;
+
+	if (gl_snapshot_parse(buf, len, &s, err, errlen))
+		return -1;
+	fd = mkstemp(path);
+	f = fd < 0 ? NULL : fdopen(fd, "wb");
+	ret = f ? gl_snapshot_write(s, f) : -1;
+	if (f && fclose(f))
+		ret = -1;
+	gl_snapshot_free(s);
+	if (ret)
+		return -1;
+	return gl_snapshot_read(path, out, err, errlen) ? -1 : 0;
+}

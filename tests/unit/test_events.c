@@ -221,27 +221,18 @@ TEST_F(events, device_not_terminated)
 TEST_F(events, write_read_round_trip)
 {
 	char path[] = "/tmp/gpulat-test-XXXXXX";
-	struct gl_snapshot *s, *r;
+	struct gl_snapshot *r;
 	const void *blob;
 	size_t len;
-	FILE *f;
-	int fd;
 
-	ASSERT_EQ(0, gl_snapshot_parse(self->buf, self->len, &s, self->err,
-				       sizeof(self->err)));
-	fd = mkstemp(path);
-	ASSERT_LE(0, fd);
-	f = fdopen(fd, "wb");
-	ASSERT_EQ(0, gl_snapshot_write(s, f));
-	fclose(f);
-	ASSERT_EQ(0, gl_snapshot_read(path, &r, self->err, sizeof(self->err)));
+	ASSERT_EQ(0, blob_round_trip(self->buf, self->len, path, &r,
+				     self->err, sizeof(self->err)));
 	blob = gl_snapshot_blob(r, &len);
 	ASSERT_EQ(self->len, len);
 	ASSERT_EQ(0, memcmp(blob, self->buf, len));
 	ASSERT_EQ(2, gl_snapshot_nr_events(r));
 	ASSERT_EQ(13, gl_snapshot_event(r, 1)->code);
 	gl_snapshot_free(r);
-	gl_snapshot_free(s);
 	unlink(path);
 }
 
