@@ -15,11 +15,12 @@ VMRUN_SMP ?= 2
 
 .DEFAULT_GOAL := all
 
+include bpf/bpf.mk
 include user/user.mk
 include scripts/install.mk
 
 .PHONY: all module module-clean guest guest-tests setup checkpatch \
-	modules-check vmtest check demo clean bench bench-quick \
+	modules-check vmtest check demo clean bench bench-quick bpftest \
 	script-tests guest-stress stress stress-quick check-debug stress-debug
 
 all: user
@@ -55,7 +56,7 @@ build/guest/tests/%: tests/kernel/%.c tests/kernel/vmtest.h $(wildcard tests/lib
 	@mkdir -p $(@D)
 	$(USER_CC) -D_GNU_SOURCE $(USER_INC) -I tests/lib $(USER_SELFTEST_FLAGS) \
 		$(USER_CFLAGS) -static -o $@ $< $(wildcard tests/lib/*.c) \
-		$(USER_LIB_STATIC) -lm
+		$(USER_LIB_STATIC) $(USER_LDLIBS)
 
 build/guest/tests/%.sh: tests/kernel/%.sh
 	@mkdir -p $(@D)
@@ -122,8 +123,17 @@ vmtest: guest
 		echo "ok vmtest $$k threadirqs"; \
 	done
 
+# The BPF source on this machine's kernel (root, BTF): tests/bpf/.  A
+# machine that cannot run them says SKIPPED, never passed.
+bpftest: user
+	@rc=0; tests/bpf/run.sh || rc=$$?; \
+	 if [ $$rc -eq 4 ]; then echo "SKIPPED bpftest (see the reason above)"; \
+	 elif [ $$rc -ne 0 ]; then echo "not ok bpftest"; exit 1; \
+	 else echo "ok bpftest"; fi
+
 check: setup
 	$(MAKE) unit
+	$(MAKE) bpftest
 	$(MAKE) script-tests
 	$(MAKE) fuzz
 	$(MAKE) checkpatch
@@ -188,7 +198,7 @@ guest-stress: guest $(STRESS_BINS) $(STRESS_SCRIPTS)
 build/guest/stress/%: tests/stress/%.c tests/stress/stress.h $(USER_LIB_STATIC)
 	@mkdir -p $(@D)
 	$(USER_CC) -D_GNU_SOURCE $(USER_INC) $(USER_CFLAGS) \
-		-static -pthread -o $@ $< $(USER_LIB_STATIC) -lm
+		-static -pthread -o $@ $< $(USER_LIB_STATIC) $(USER_LDLIBS)
 
 build/guest/stress/%.sh: tests/stress/%.sh
 	@mkdir -p $(@D)

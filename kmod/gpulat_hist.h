@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * Histogram arithmetic shared by the module and the gpulat tool (and the
- * planned BPF programs), so that every side files a value into the same slot and reads the
- * same bounds back.  Pure integer code: no kernel-only or libc-only calls.
+ * Histogram arithmetic shared by the module, the gpulat tool and the BPF
+ * programs (bpf/), so that every side files a value into the same slot
+ * and reads the same bounds back.  Pure integer code: no kernel-only or libc-only calls.
  * The scheme itself (bounds, slot count) is ABI: see uapi/gpulat.h.
  */
 #ifndef _GPULAT_HIST_H
@@ -13,6 +13,47 @@
 #define GPULAT_HIST_SUBS	(1U << GPULAT_HIST_SUB_BITS)
 #define GPULAT_HIST_OVERFLOW	(GPULAT_HIST_NR_BUCKETS - 1)
 
+/*
+ * gpulat_hist_msb_cascade - index of the highest set bit of @v (v != 0),
+ * without a branch: each step halves the width searched, adding 1 to
+ * (v >> k) only carries into bit k when some bit at or above k is set.
+ */
+static inline __u32 gpulat_hist_msb_cascade(__u64 v)
+{
+	__u32 r = 0, s;
+
+	s = (__u32)(((v >> 32) + 0xffffffffULL) >> 32) << 5;
+	v >>= s;
+	r |= s;
+	s = (__u32)(((v >> 16) + 0xffffULL) >> 16) << 4;
+	v >>= s;
+	r |= s;
+	s = (__u32)(((v >> 8) + 0xffULL) >> 8) << 3;
+	v >>= s;
+	r |= s;
+	s = (__u32)(((v >> 4) + 0xfULL) >> 4) << 2;
+	v >>= s;
+	r |= s;
+	s = (__u32)(((v >> 2) + 0x3ULL) >> 2) << 1;
+	v >>= s;
+	r |= s;
+	return r | (__u32)(v >> 1);
+}
+
+/*
+ * gpulat_hist_msb - highest set bit of @v (v != 0).  clang 14 cannot
+ * compile __builtin_clzll for BPF: the BPF programs use the cascade, and
+ * the unit tests check that both agree at every slot boundary.
+ */
+static inline __u32 gpulat_hist_msb(__u64 v)
+{
+#if defined(__bpf__) || defined(GPULAT_HIST_CASCADE)
+	return gpulat_hist_msb_cascade(v);
+#else
+	return 63 - __builtin_clzll(v);
+#endif
+}
+
 /* gpulat_hist_slot - slot of a nanosecond value: O(1), no loop */
 static inline __u32 gpulat_hist_slot(__u64 ns)
 {
@@ -22,7 +63,7 @@ static inline __u32 gpulat_hist_slot(__u64 ns)
 		return 0;
 	if (ns >= (1ULL << GPULAT_HIST_MAX_SHIFT))
 		return GPULAT_HIST_OVERFLOW;
-	msb = 63 - __builtin_clzll(ns);
+	msb = gpulat_hist_msb(ns);
 	sub = (ns >> (msb - GPULAT_HIST_SUB_BITS)) & (GPULAT_HIST_SUBS - 1);
 	return 1 + ((msb - GPULAT_HIST_MIN_SHIFT) << GPULAT_HIST_SUB_BITS) + sub;
 }

@@ -35,6 +35,7 @@
 #include <trace/events/block.h>
 
 #include "gpulat.h"
+#include "gpulat_drops.h"
 #include "keyed.h"
 #include "compat/block.h"
 #include "trace.h"
@@ -379,13 +380,7 @@ static struct gpulat_tp block_tps[] = {
 	  .hit_idx = BLOCK_HIT_INSERT },
 };
 
-static const char * const block_drop_names[] = {
-	[GPULAT_BLOCK_NO_START] = "block.no_start",
-	[GPULAT_BLOCK_FULL] = "block.full",
-	[GPULAT_BLOCK_EXPIRED] = "block.expired",
-	[GPULAT_BLOCK_NEGATIVE] = "block.negative",
-	[GPULAT_BLOCK_KEYS_FULL] = "block.keys_full",
-};
+static const char * const block_drop_names[] = GPULAT_BLOCK_DROP_NAMES;
 
 struct gpulat_family gpulat_block_family = {
 	.id		= GPULAT_FAM_BLOCK,

@@ -35,6 +35,7 @@
 #include <trace/events/irq.h>
 
 #include "gpulat.h"
+#include "gpulat_drops.h"
 #include "probe_irq.h"
 
 struct gpulat_irq_pcpu __percpu *gpulat_irq_pc;
@@ -88,12 +89,7 @@ static struct gpulat_tp irq_tps[] = {
 	  .hit_idx = IRQ_HIT_ENTRY },
 };
 
-static const char * const irq_drop_names[] = {
-	[GPULAT_IRQ_NO_START] = "irq.no_start",
-	[GPULAT_IRQ_NEGATIVE] = "irq.negative",
-	[GPULAT_IRQ_KEYS_FULL] = "irq.keys_full",
-	[GPULAT_IRQ_UNPAIRED] = "irq.unpaired",
-};
+static const char * const irq_drop_names[] = GPULAT_IRQ_DROP_NAMES;
 
 struct gpulat_family gpulat_irq_family = {
 	.id		= GPULAT_FAM_IRQ,

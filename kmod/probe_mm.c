@@ -35,6 +35,7 @@
 
 #include "fault.h"
 #include "gpulat.h"
+#include "gpulat_drops.h"
 #include "stamp.h"
 #include "trace.h"
 /* before the event headers: it declares the structs their prototypes name */
@@ -256,11 +257,7 @@ static const struct gpulat_series_desc mm_series[] = {
 	  .what = "mm_compaction_begin -> _end, kcompactd or on request" },
 };
 
-static const char * const mm_drop_names[] = {
-	[GPULAT_MM_NO_START] = "mm.no_start",
-	[GPULAT_MM_NEGATIVE] = "mm.negative",
-	[GPULAT_MM_EVICTED] = "mm.evicted",
-};
+static const char * const mm_drop_names[] = GPULAT_MM_DROP_NAMES;
 
 struct gpulat_family gpulat_mm_family = {
 	.id		= GPULAT_FAM_MM,

@@ -35,6 +35,7 @@
 #include <trace/events/net.h>
 
 #include "gpulat.h"
+#include "gpulat_drops.h"
 #include "keyed.h"
 #include "trace.h"
 
@@ -382,13 +383,7 @@ static struct gpulat_tp net_tps[] = {
 	  .hit_idx = NET_HIT_RX },
 };
 
-static const char * const net_drop_names[] = {
-	[GPULAT_NET_NO_START] = "net.no_start",
-	[GPULAT_NET_FULL] = "net.full",
-	[GPULAT_NET_EXPIRED] = "net.expired",
-	[GPULAT_NET_NEGATIVE] = "net.negative",
-	[GPULAT_NET_KEYS_FULL] = "net.keys_full",
-};
+static const char * const net_drop_names[] = GPULAT_NET_DROP_NAMES;
 
 struct gpulat_family gpulat_net_family = {
 	.id		= GPULAT_FAM_NET,

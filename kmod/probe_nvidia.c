@@ -41,6 +41,7 @@
 
 #include "fault.h"
 #include "gpulat.h"
+#include "gpulat_drops.h"
 #include "probe_nvidia.h"
 
 struct gpulat_nv_pcpu __percpu *gpulat_nv_pc;
@@ -149,12 +150,7 @@ static struct gpulat_tp nv_tps[] = {
 	  .hit_idx = NV_HIT_IRQ_ENTRY },
 };
 
-static const char * const nv_drop_names[] = {
-	[GPULAT_NV_NO_START] = "nvidia.no_start",
-	[GPULAT_NV_NEGATIVE] = "nvidia.negative",
-	[GPULAT_NV_KEYS_FULL] = "nvidia.keys_full",
-	[GPULAT_NV_XID_LOST] = "nvidia.xid_lost",
-};
+static const char * const nv_drop_names[] = GPULAT_NV_DROP_NAMES;
 
 struct gpulat_family gpulat_nvidia_family = {
 	.id		= GPULAT_FAM_NVIDIA,

@@ -22,6 +22,7 @@
 
 #include "fault.h"
 #include "gpulat.h"
+#include "gpulat_drops.h"
 #include "probe_sched.h"
 
 static unsigned int sched_slots;
@@ -94,11 +95,7 @@ static const struct gpulat_series_desc sched_series[] = {
 	  .what = "switched out runnable -> switch-in" },
 };
 
-static const char * const sched_drop_names[] = {
-	[GPULAT_SCHED_NO_START] = "sched.no_start",
-	[GPULAT_SCHED_EVICTED] = "sched.evicted",
-	[GPULAT_SCHED_NEGATIVE] = "sched.negative",
-};
+static const char * const sched_drop_names[] = GPULAT_SCHED_DROP_NAMES;
 
 struct gpulat_family gpulat_sched_family = {
 	.id		= GPULAT_FAM_SCHED,

@@ -41,6 +41,7 @@
 #include <trace/events/irq.h>
 
 #include "gpulat.h"
+#include "gpulat_drops.h"
 #include "compat/irq.h"
 #include "trace.h"
 
@@ -252,10 +253,7 @@ static struct gpulat_tp softirq_tps[] = {
 	  .hit_idx = SOFTIRQ_HIT_RAISE },
 };
 
-static const char * const softirq_drop_names[] = {
-	[GPULAT_SOFTIRQ_NO_START] = "softirq.no_start",
-	[GPULAT_SOFTIRQ_NEGATIVE] = "softirq.negative",
-};
+static const char * const softirq_drop_names[] = GPULAT_SOFTIRQ_DROP_NAMES;
 
 struct gpulat_family gpulat_softirq_family = {
 	.id		= GPULAT_FAM_SOFTIRQ,

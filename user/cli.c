@@ -346,9 +346,27 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
  */
 int gpulat_parse_args(int argc, char **argv, struct gpulat_opts *o, FILE *err)
 {
-	const char *word;
+	const char *word, *src;
+	int shift;
 
 	memset(o, 0, sizeof(*o));
+	src = getenv(GL_SOURCE_ENV);
+	if (src && *src && gl_source_parse(src, &o->source))
+		return cli_error(err, NULL,
+				 "%s=%s: the source is auto, kmod or bpf",
+				 GL_SOURCE_ENV, src);
+	/* gpulat --source SOURCE COMMAND ...: the one option before a command */
+	while (argc >= 2 && argv[1] && !strncmp(argv[1], "--source", 8) &&
+	       (argv[1][8] == '=' || !argv[1][8])) {
+		src = argv[1][8] == '=' ? argv[1] + 9 : argc >= 3 ? argv[2] : NULL;
+		if (!src || gl_source_parse(src, &o->source))
+			return cli_error(err, NULL,
+					 "--source %s: the source is auto, kmod or bpf",
+					 src ? src : "(missing)");
+		shift = argv[1][8] == '=' ? 1 : 2;
+		argc -= shift;
+		argv += shift;
+	}
 	if (argc < 2 || !argv[1])
 		return cli_error(err, NULL, "no command given");
 	word = argv[1];

@@ -110,6 +110,7 @@ enum gpulat_cmd gpulat_command_lookup(const char *word);
 
 struct gpulat_opts {
 	enum gpulat_cmd cmd;
+	enum gl_source_kind source;	/* --source, GPULAT_SOURCE */
 	bool help;		/* COMMAND --help */
 	bool json;
 	bool per_cpu;
@@ -149,6 +150,8 @@ struct view {
 	bool clock;		/* print the wall clock time (live data) */
 	const char *kernel;	/* uname -r, or NULL when unknown */
 	uint32_t module_major, module_minor;
+	/* live: "kmod" or "bpf", and how it was opened; NULL: a file */
+	const char *source, *source_desc;
 };
 
 /* cli.c: parsing only (opens nothing, prints only errors) */
@@ -160,11 +163,12 @@ void gpulat_usage(FILE *f, enum gpulat_cmd cmd);
 
 /* cmd/common.c: what the commands share */
 /*
- * gpulat_device_open - gl_open() and the version query, with the reason
- * on @err: the fd, or -errno (-EIO: the version query failed)
+ * gpulat_source_open - the source @o names (--source, GPULAT_SOURCE; auto
+ * by default) and its ABI; 0, or -errno after the reason on @err
  */
-int gpulat_device_open(uint32_t *major, uint32_t *minor, FILE *err);
-/* gpulat_device_exit - exit code of a gpulat_device_open() error */
+int gpulat_source_open(const struct gpulat_opts *o, struct gl_source **src,
+		       uint32_t *major, uint32_t *minor, FILE *err);
+/* gpulat_device_exit - exit code of a gpulat_source_open() error */
 int gpulat_device_exit(int err);
 /*
  * gpulat_load_input - read @input, minus @from when given, with the

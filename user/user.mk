@@ -32,7 +32,10 @@ USER_OPT ?= -O2 -g
 USER_WARN := -Wall -Wextra -Werror
 # user/ folders before kmod/: kmod/gpulat.h and kmod/trace.h share names
 # with user/gpulat.h and user/engine/trace.h.
-USER_INC := -I user -I user/lib -I user/engine -I user/cmd -I kmod
+USER_INC := -I user -I user/lib -I user/engine -I user/cmd -I kmod \
+	    -I bpf -I $(BPF_OUT)
+# libbpf (the BPF source) and what it needs, static too for the guest.
+USER_LDLIBS := -lbpf -lelf -lz -lm
 USER_CPPFLAGS := -D_GNU_SOURCE $(USER_INC) -MMD -MP
 USER_CFLAGS := $(USER_OPT) $(USER_WARN) -std=gnu11
 
@@ -122,7 +125,7 @@ $(USER_TOOL_LIB): $(USER_TOOL_OBJS)
 	$(USER_AR) rcs $@ $^
 
 $(USER_BIN): $(USER_OUT)/obj/gpulat.o $(USER_TOOL_LIB) $(USER_LIB)
-	$(USER_CC) $(USER_CFLAGS) -o $@ $^ -lm
+	$(USER_CC) $(USER_CFLAGS) -o $@ $^ $(USER_LDLIBS)
 
 guest-user: $(USER_GUEST_BIN) $(USER_LIB_STATIC) $(USER_TOOL_LIB_STATIC)
 
@@ -143,7 +146,7 @@ $(USER_TOOL_LIB_STATIC): $(USER_GUEST_TOOL_OBJS)
 $(USER_GUEST_BIN): $(USER_GUEST_OBJ)/gpulat.o $(USER_TOOL_LIB_STATIC) \
 		   $(USER_LIB_STATIC)
 	@mkdir -p $(@D)
-	$(USER_CC) $(USER_CFLAGS) -static -o $@ $^ -lm
+	$(USER_CC) $(USER_CFLAGS) -static -o $@ $^ $(USER_LDLIBS)
 
 $(USER_UNIT_OUT)/obj/%.o: user/%.c
 	@mkdir -p $(@D)
@@ -168,19 +171,22 @@ $(USER_UNIT_TOOL_LIB): $(USER_UNIT_TOOL_OBJS)
 
 $(USER_UNIT_BIN): $(USER_UNIT_OUT)/obj/gpulat.o $(USER_UNIT_TOOL_LIB) \
 		  $(USER_UNIT_LIB)
-	$(USER_CC) $(USER_UNIT_CFLAGS) -o $@ $^ -lm
+	$(USER_CC) $(USER_UNIT_CFLAGS) -o $@ $^ $(USER_LDLIBS)
 
 # Unit tests cover the tool too: both archives, the tool's first.
 $(USER_UNIT_OUT)/test_%: $(USER_UNIT_OUT)/obj/t_test_%.o \
 			 $(USER_UNIT_HELPER_OBJS) $(USER_UNIT_TOOL_LIB) \
 			 $(USER_UNIT_LIB)
-	$(USER_CC) $(USER_UNIT_CFLAGS) -o $@ $^ -lm
+	$(USER_CC) $(USER_UNIT_CFLAGS) -o $@ $^ $(USER_LDLIBS)
 
 # Every test runs even when one fails; the target fails if any did.
+# GPULAT_SOURCE=kmod: the tool's tests are of the module's absence and
+# of files; the BPF source has its own (tests/bpf/, as root).
 unit: user-selftest-check $(USER_UNIT_TESTS) $(USER_UNIT_BIN)
 	@fail=0; for t in $(USER_UNIT_TESTS); do \
 		echo "# $$t"; \
 		GPULAT_BIN=$(USER_UNIT_BIN) GPULAT_PYTHON=$(USER_PYTHON) \
+		GPULAT_SOURCE=kmod \
 		ASAN_OPTIONS=detect_leaks=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 			$$t || { echo "# FAILED: $$t"; fail=1; }; \
@@ -201,7 +207,7 @@ $(USER_FUZZ_OUT)/obj/%.o: user/%.c
 
 $(USER_FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(USER_FUZZ_OBJS)
 	$(USER_CLANG) $(USER_CPPFLAGS) $(USER_FUZZ_CFLAGS) -fsanitize=fuzzer \
-		-o $@ $^ -lm
+		-o $@ $^ $(USER_LDLIBS)
 
 # Seeds: valid snapshots made by the unit tests' blob builder, plus the
 # small files committed under tests/fuzz/corpus/<name>/.
@@ -209,7 +215,7 @@ $(USER_FUZZ_OUT)/gen_seeds: tests/fuzz/gen_seeds.c tests/unit/blob.c \
 			    tests/unit/blob.h $(USER_LIB)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CPPFLAGS) -I tests/unit $(USER_CFLAGS) -o $@ \
-		tests/fuzz/gen_seeds.c tests/unit/blob.c $(USER_LIB) -lm
+		tests/fuzz/gen_seeds.c tests/unit/blob.c $(USER_LIB) $(USER_LDLIBS)
 
 $(USER_FUZZ_SEEDS): $(USER_FUZZ_OUT)/gen_seeds
 	@rm -rf $(@D) && mkdir -p $(@D)/snapshot
@@ -250,6 +256,10 @@ user-clean:
 # Keep objects that only pattern rules name.
 .SECONDARY: $(USER_UNIT_HELPER_OBJS) $(USER_FUZZ_OBJS) \
 	    $(patsubst $(USER_UNIT_OUT)/%,$(USER_UNIT_OUT)/obj/t_%.o,$(USER_UNIT_TESTS))
+
+# The BPF source's reader embeds the skeleton (bpf/bpf.mk).
+$(patsubst %,%/lib/bpf_source.o,$(USER_OUT)/obj $(USER_GUEST_OBJ) \
+	$(USER_UNIT_OUT)/obj $(USER_FUZZ_OUT)/obj): $(BPF_SKEL)
 
 # Leave the including Makefile's default goal alone.
 .DEFAULT_GOAL := $(USER_SAVED_GOAL)

@@ -2,8 +2,8 @@
 /*
  * gpulat - latency at the source for GPU servers.
  *
- * The binary ABI of /dev/gpulat, shared by the module and the gpulat tool
- * (and by the planned BPF implementation of the same probes).
+ * The binary ABI of /dev/gpulat, shared by the module, the gpulat tool
+ * and the BPF programs of bpf/ (which fill the same series and records).
  * Documentation/abi.rst is the prose version of this file.
  *
  * Rules: only __u32/__u64 (and fixed char arrays), naturally aligned,
@@ -14,8 +14,11 @@
 #ifndef _UAPI_GPULAT_H
 #define _UAPI_GPULAT_H
 
+/* BPF programs (bpf/) take the kernel's types from their vmlinux.h. */
+#ifndef __VMLINUX_H__
 #include <linux/ioctl.h>
 #include <linux/types.h>
+#endif
 
 /* A reader refuses a different major; minors only add. */
 #define GPULAT_ABI_MAJOR	1

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the commands share: opening the device, reading saved snapshots,
+ * What the commands share: opening the source, reading saved snapshots,
  * the kernel release, and the exit codes their errors mean.
  */
 #include <errno.h>
@@ -10,28 +10,26 @@
 
 #include "gpulat.h"
 
-/* gpulat_device_open - gl_open() and the version query; fd or -errno */
-int gpulat_device_open(uint32_t *major, uint32_t *minor, FILE *err)
+/*
+ * gpulat_source_open - the source @o names (--source, GPULAT_SOURCE; auto
+ * by default) and its ABI; 0, or -errno after the reason on @err
+ */
+int gpulat_source_open(const struct gpulat_opts *o, struct gl_source **src,
+		       uint32_t *major, uint32_t *minor, FILE *err)
 {
-	char msg[512];
-	int fd, ret;
+	char msg[1024];
+	int ret = 0;
 
-	fd = gl_open(msg, sizeof(msg));
-	if (fd < 0) {
+	*src = gl_source_open(o->source, &ret, msg, sizeof(msg));
+	if (!*src) {
 		fprintf(err, "gpulat: %s\n", msg);
-		return fd;
+		return ret ? ret : -EIO;
 	}
-	ret = gl_version(fd, major, minor);
-	if (ret) {
-		fprintf(err, "gpulat: version query failed: %s\n",
-			strerror(-ret));
-		close(fd);
-		return -EIO;
-	}
-	return fd;
+	gl_source_version(*src, major, minor);
+	return 0;
 }
 
-/* gpulat_device_exit - exit code of a gpulat_device_open() error */
+/* gpulat_device_exit - exit code of a gpulat_source_open() error */
 int gpulat_device_exit(int err)
 {
 	if (gl_no_module(err))

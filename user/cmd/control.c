@@ -53,7 +53,7 @@ const char *control_reason(char *buf, size_t len, enum gpulat_cmd cmd,
 }
 
 /* control_missing - ", missing: tp, tp" of @family from a snapshot */
-static void control_missing(int fd, uint32_t family, char *buf, size_t len)
+static void control_missing(struct gl_source *src, uint32_t family, char *buf, size_t len)
 {
 	char name[48];
 	const struct gpulat_probe *p;
@@ -61,7 +61,7 @@ static void control_missing(int fd, uint32_t family, char *buf, size_t len)
 	size_t i, off = 0, n = 0;
 
 	buf[0] = '\0';
-	if (gl_snapshot_take(fd, &s))
+	if (gl_source_snapshot(src, &s, NULL, 0))
 		return;
 	for (i = 0; i < gl_snapshot_nr_probes(s) && off < len; i++) {
 		p = gl_snapshot_probe(s, i);
@@ -78,7 +78,7 @@ static void control_missing(int fd, uint32_t family, char *buf, size_t len)
 }
 
 /* control_family - switch each family of @o on or off */
-static int control_family(const struct gpulat_opts *o, int fd)
+static int control_family(const struct gpulat_opts *o, struct gl_source *src)
 {
 	bool on = o->cmd == GPULAT_CMD_ENABLE;
 	const char *verb = on ? "enable" : "disable";
@@ -91,14 +91,14 @@ static int control_family(const struct gpulat_opts *o, int fd)
 		/* the table's name, or "family<N>" written into fam_buf */
 		fam = view_family_name(o->family_list[i], fam_buf,
 				       sizeof(fam_buf));
-		ret = gl_family_switch(fd, o->family_list[i], on);
+		ret = gl_source_family_switch(src, o->family_list[i], on);
 		if (!ret) {
 			printf("%s: %s\n", fam, on ? "enabled" : "disabled");
 			continue;
 		}
 		missing[0] = '\0';
 		if (ret == -ENODEV)
-			control_missing(fd, o->family_list[i], missing,
+			control_missing(src, o->family_list[i], missing,
 					sizeof(missing));
 		fprintf(stderr, "gpulat: cannot %s %s: %s%s\n", verb, fam,
 			control_reason(reason, sizeof(reason), o->cmd, ret),
@@ -113,18 +113,19 @@ int control_run(const struct gpulat_opts *o)
 {
 	uint32_t major = 0, minor = 0;
 	char reason[160];
-	int fd, ret;
+	struct gl_source *src;
+	int ret;
 
-	fd = gpulat_device_open(&major, &minor, stderr);
-	if (fd < 0)
-		return gpulat_device_exit(fd);
+	ret = gpulat_source_open(o, &src, &major, &minor, stderr);
+	if (ret)
+		return gpulat_device_exit(ret);
 	if (o->cmd != GPULAT_CMD_RESET) {
-		ret = control_family(o, fd);
-		close(fd);
+		ret = control_family(o, src);
+		gl_source_close(src);
 		return ret;
 	}
-	ret = gl_reset(fd);
-	close(fd);
+	ret = gl_source_reset(src);
+	gl_source_close(src);
 	if (ret) {
 		fprintf(stderr, "gpulat: cannot reset: %s\n",
 			control_reason(reason, sizeof(reason), o->cmd, ret));

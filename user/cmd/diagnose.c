@@ -42,22 +42,23 @@ int diagnose_run(const struct gpulat_opts *o)
 	uint32_t major, minor;
 	bool have_t0, have_used;
 	struct watch w;
-	int fd, ret;
+	struct gl_source *src;
+	int ret;
 
-	fd = gpulat_device_open(&major, &minor, stderr);
-	if (fd < 0)
-		return gpulat_device_exit(fd);
+	ret = gpulat_source_open(o, &src, &major, &minor, stderr);
+	if (ret)
+		return gpulat_device_exit(ret);
 	if (!o->json)
 		fprintf(stderr, "gpulat: watching every family for %.3gs...\n",
 			duration);
 	watch_stop_on_signal();
 	/* CPU time around the watch; a missing /proc only costs those users */
 	have_t0 = !diag_tasks_read(&t0);
-	ret = watch_run(fd, duration, 0, false, o->thresholds,
+	ret = watch_run(src, duration, 0, false, o->thresholds,
 			o->thresholds_set, &w, NULL, NULL, stderr);
 	have_used = !ret && have_t0 && !diag_tasks_read(&t1) &&
 		    !diag_tasks_delta(&t0, &t1, &used);
-	close(fd);
+	gl_source_close(src);
 	diag_tasks_free(&t0);
 	diag_tasks_free(&t1);
 	if (ret)

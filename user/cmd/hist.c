@@ -47,7 +47,8 @@ static bool hist_sleep_until(const struct timespec *deadline)
 }
 
 /* hist_loop - print the difference over each interval */
-static int hist_loop(const struct gpulat_opts *o, int fd, struct view *v)
+static int hist_loop(const struct gpulat_opts *o, struct gl_source *src,
+		     struct view *v)
 {
 	struct gl_snapshot *prev = NULL, *cur = NULL, *d = NULL;
 	struct sigaction sa = { .sa_handler = hist_on_signal };
@@ -64,7 +65,7 @@ static int hist_loop(const struct gpulat_opts *o, int fd, struct view *v)
 		step = 1;
 	v->is_interval = true;
 	v->interval_s = o->interval_s;
-	ret = gl_snapshot_take_err(fd, &prev, msg, sizeof(msg));
+	ret = gl_source_snapshot(src, &prev, msg, sizeof(msg));
 	if (ret)
 		goto fail;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -73,7 +74,7 @@ static int hist_loop(const struct gpulat_opts *o, int fd, struct view *v)
 		deadline.tv_nsec = (deadline.tv_nsec + step) % 1000000000ULL;
 		if (!hist_sleep_until(&deadline))
 			break;
-		ret = gl_snapshot_take_err(fd, &cur, msg, sizeof(msg));
+		ret = gl_source_snapshot(src, &cur, msg, sizeof(msg));
 		if (ret)
 			goto fail;
 		ret = gl_snapshot_diff(prev, cur, &d);
@@ -105,7 +106,8 @@ int hist_run(const struct gpulat_opts *o)
 	const struct gpulat_snap_header *h;
 	struct gl_snapshot *s = NULL;
 	char kernel[128], msg[256];
-	int fd, ret;
+	struct gl_source *src;
+	int ret;
 
 	if (o->input) {
 		ret = gpulat_load_input(o->input, o->from, &s, stderr);
@@ -121,18 +123,18 @@ int hist_run(const struct gpulat_opts *o)
 		gl_snapshot_free(s);
 		return GPULAT_EXIT_OK;
 	}
-	fd = gpulat_device_open(&v.module_major, &v.module_minor, stderr);
-	if (fd < 0)
-		return gpulat_device_exit(fd);
+	ret = gpulat_source_open(o, &src, &v.module_major, &v.module_minor, stderr);
+	if (ret)
+		return gpulat_device_exit(ret);
 	v.kernel = gpulat_kernel_release(kernel, sizeof(kernel));
 	v.clock = true;
 	if (o->has_interval) {
-		ret = hist_loop(o, fd, &v);
-		close(fd);
+		ret = hist_loop(o, src, &v);
+		gl_source_close(src);
 		return ret;
 	}
-	ret = gl_snapshot_take_err(fd, &s, msg, sizeof(msg));
-	close(fd);
+	ret = gl_source_snapshot(src, &s, msg, sizeof(msg));
+	gl_source_close(src);
 	if (ret) {
 		fprintf(stderr, "gpulat: %s\n", msg);
 		return GPULAT_EXIT_ERROR;

@@ -38,31 +38,30 @@ static const char usage_report[] =
 "    gpulat report -d 120 -o /tmp/r.tar.gz\n";
 
 /*
- * report_open - the device in *@fdp, or -1 there when the module is absent
+ * report_open - the source in *@srcp, or NULL there when there is none
  * (its reason in r->module: the report holds host facts only); 0, or an
  * exit code after a message
  */
-static int report_open(struct report *r, int *fdp)
+static int report_open(struct report *r, struct gl_source **srcp)
 {
 	char *msg = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&msg, &len);
-	int fd, code;
+	int ret, code;
 
-	*fdp = -1;
+	*srcp = NULL;
 	if (!m) {
 		fprintf(stderr, "gpulat: out of memory\n");
 		return GPULAT_EXIT_ERROR;
 	}
-	fd = gpulat_device_open(&r->major, &r->minor, m);
+	ret = gpulat_source_open(r->o, srcp, &r->major, &r->minor, m);
 	fclose(m);
-	code = fd < 0 ? gpulat_device_exit(fd) : GPULAT_EXIT_OK;
+	code = ret ? gpulat_device_exit(ret) : GPULAT_EXIT_OK;
 	if (code != GPULAT_EXIT_NO_MODULE) {
 		/* Permission, ABI: the person can fix those; say so and stop. */
 		if (code)
 			fputs(msg, stderr);
 		free(msg);
-		*fdp = fd;
 		return code;
 	}
 	msg[strcspn(msg, "\n")] = '\0';
@@ -78,7 +77,8 @@ static int report_open(struct report *r, int *fdp)
 int report_run(const struct gpulat_opts *o)
 {
 	struct report *r;
-	int fd, ret = GPULAT_EXIT_ERROR;
+	struct gl_source *src = NULL;
+	int ret = GPULAT_EXIT_ERROR;
 
 	r = calloc(1, sizeof(*r));
 	if (!r) {
@@ -102,17 +102,15 @@ int report_run(const struct gpulat_opts *o)
 		fprintf(stderr, "gpulat: tar is not installed or not in PATH; the report is a .tar.gz made by tar\n");
 		goto out;
 	}
-	ret = report_open(r, &fd);
+	ret = report_open(r, &src);
 	if (ret)
 		goto out;
 	ret = GPULAT_EXIT_ERROR;
-	if (report_workdir(r) || report_collect(r, fd)) {
-		if (fd >= 0)
-			close(fd);
+	if (report_workdir(r) || report_collect(r, src)) {
+		gl_source_close(src);
 		goto out;
 	}
-	if (fd >= 0)
-		close(fd);
+	gl_source_close(src);
 	if (report_archive(r))
 		goto out;
 	printf("wrote %s (%zu files, %zu sources absent: see MANIFEST)\n",

@@ -14,13 +14,14 @@ int snapshot_run(const struct gpulat_opts *o)
 	bool to_stdout = !strcmp(o->output, "-");
 	char msg[256];
 	FILE *f;
-	int fd, ret;
+	struct gl_source *src;
+	int ret;
 
-	fd = gpulat_device_open(&major, &minor, stderr);
-	if (fd < 0)
-		return gpulat_device_exit(fd);
-	ret = gl_snapshot_take_err(fd, &s, msg, sizeof(msg));
-	close(fd);
+	ret = gpulat_source_open(o, &src, &major, &minor, stderr);
+	if (ret)
+		return gpulat_device_exit(ret);
+	ret = gl_source_snapshot(src, &s, msg, sizeof(msg));
+	gl_source_close(src);
 	if (ret) {
 		fprintf(stderr, "gpulat: %s\n", msg);
 		return GPULAT_EXIT_ERROR;

@@ -353,10 +353,14 @@ void status_print_text(FILE *f, const struct gl_snapshot *s,
 	char a[UNITS_LEN], b[UNITS_LEN];
 	size_t i, n;
 
-	if (v->clock)
+	if (v->source && !strcmp(v->source, "bpf"))
+		fputs("module:       not used\n", f);
+	else if (v->clock)
 		fprintf(f, "module:       loaded (%s)\n", GPULAT_DEVICE_PATH);
 	else
 		fputs("module:       from a saved snapshot\n", f);
+	if (v->source_desc)
+		fprintf(f, "source:       %s\n", v->source_desc);
 	fprintf(f, "abi:          module %u.%u, tool %u.%u\n", h->abi_major,
 		h->abi_minor, GPULAT_ABI_MAJOR, GPULAT_ABI_MINOR);
 	fprintf(f, "kernel:       %s\n", view_kernel(v, s) ?: "unknown");
@@ -499,7 +503,9 @@ void status_print_json(FILE *f, const struct gl_snapshot *s,
 	json_str(&j, "device", GPULAT_DEVICE_PATH);
 	status_json_abi(&j, s);
 	json_str(&j, "kernel", s ? view_kernel(v, s) : v->kernel);
-	json_str(&j, "source", "kmod");
+	json_str(&j, "source", v->source ? v->source : "kmod");
+	if (v->source_desc)
+		json_str(&j, "source_detail", v->source_desc);
 	if (s) {
 		h = gl_snapshot_header(s);
 		json_u64(&j, "time_ns", h->time_ns);
@@ -524,8 +530,9 @@ int status_run(const struct gpulat_opts *o)
 {
 	struct view v = { .families = o->families };
 	struct gl_snapshot *s = NULL;
-	char kernel[128], msg[256];
-	int fd, ret;
+	char kernel[128], msg[256], desc[160];
+	struct gl_source *src;
+	int ret;
 
 	if (o->input) {
 		ret = gpulat_load_input(o->input, NULL, &s, stderr);
@@ -534,15 +541,18 @@ int status_run(const struct gpulat_opts *o)
 	} else {
 		v.kernel = gpulat_kernel_release(kernel, sizeof(kernel));
 		v.clock = true;
-		fd = gpulat_device_open(&v.module_major, &v.module_minor,
-					stderr);
-		if (fd < 0) {
-			if (o->json && gl_no_module(fd))
+		ret = gpulat_source_open(o, &src, &v.module_major,
+					 &v.module_minor, stderr);
+		if (ret) {
+			if (o->json && gl_no_module(ret))
 				status_print_json(stdout, NULL, &v);
-			return gpulat_device_exit(fd);
+			return gpulat_device_exit(ret);
 		}
-		ret = gl_snapshot_take_err(fd, &s, msg, sizeof(msg));
-		close(fd);
+		v.source = gl_source_kind(src) == GL_SOURCE_BPF ? "bpf" :
+								  "kmod";
+		v.source_desc = gl_source_describe(src, desc, sizeof(desc));
+		ret = gl_source_snapshot(src, &s, msg, sizeof(msg));
+		gl_source_close(src);
 		if (ret) {
 			fprintf(stderr, "gpulat: %s\n", msg);
 			return GPULAT_EXIT_ERROR;

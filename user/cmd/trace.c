@@ -17,7 +17,7 @@
 struct trace_out {
 	const struct gpulat_opts *o;
 	struct gl_snapshot *names;
-	int fd;
+	struct gl_source *src;
 	uint64_t samples, events;
 	time_t names_at;
 	bool write_failed;
@@ -36,7 +36,7 @@ static void trace_out_rec(const struct gl_trace_rec *r, void *arg)
 		if (trace_has_key(r->u.sample.family) && now != t->names_at &&
 		    !trace_key_name(t->names, r->u.sample.family,
 				    r->u.sample.key) &&
-		    !gl_snapshot_take(t->fd, &s)) {
+		    !gl_source_snapshot(t->src, &s, NULL, 0)) {
 			gl_snapshot_free(t->names);
 			t->names = s;
 			t->names_at = now;
@@ -62,24 +62,25 @@ int trace_run(const struct gpulat_opts *o)
 	struct watch w;
 	uint32_t major, minor;
 	size_t f;
-	int fd, ret;
+	struct gl_source *src;
+	int ret;
 
-	fd = gpulat_device_open(&major, &minor, stderr);
-	if (fd < 0)
-		return gpulat_device_exit(fd);
+	ret = gpulat_source_open(o, &src, &major, &minor, stderr);
+	if (ret)
+		return gpulat_device_exit(ret);
 	if (minor < 2) {
 		fprintf(stderr,
 			"gpulat: the loaded module (ABI %u.%u) has no outlier trace; load one of ABI 1.2 or later\n",
 			major, minor);
-		close(fd);
+		gl_source_close(src);
 		return GPULAT_EXIT_INCOMPATIBLE;
 	}
-	t.fd = fd;
-	if (gl_snapshot_take(fd, &t.names))
+	t.src = src;
+	if (gl_source_snapshot(src, &t.names, NULL, 0))
 		t.names = NULL;	/* keys print as numbers */
 	t.names_at = time(NULL);
 	watch_stop_on_signal();
-	ret = watch_run(fd, o->has_duration ? o->duration_s : 0, 0, false,
+	ret = watch_run(src, o->has_duration ? o->duration_s : 0, 0, false,
 			o->thresholds, o->thresholds_set, &w, trace_out_rec,
 			&t, stderr);
 	if (!ret) {
@@ -101,7 +102,7 @@ int trace_run(const struct gpulat_opts *o)
 		ret = GPULAT_EXIT_ERROR;	/* watch_run() said why */
 	}
 	gl_snapshot_free(t.names);
-	close(fd);
+	gl_source_close(src);
 	if (!ret && t.write_failed) {
 		fprintf(stderr, "gpulat: writing the trace failed: %s\n",
 			strerror(errno));

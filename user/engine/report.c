@@ -163,7 +163,7 @@ static char *report_header(struct report *r)
 }
 
 /* report_collect - fill the folder; 0, or -errno after a message */
-int report_collect(struct report *r, int fd)
+int report_collect(struct report *r, struct gl_source *src)
 {
 	char *header;
 	int ret;
@@ -174,13 +174,13 @@ int report_collect(struct report *r, int fd)
 	fprintf(stderr, "gpulat: watching for %.0f s (Ctrl-C ends it early), then writing %s\n",
 		r->duration_s, r->out);
 	watch_stop_on_signal();
-	if (fd >= 0) {
+	if (src) {
 		struct diag_tasks t1 = { 0 };
 
 		if (diag_tasks_read(&r->tasks))
 			diag_tasks_free(&r->tasks);
 		r->watch_tried = true;
-		ret = watch_run(fd, r->duration_s, r->interval_s, true,
+		ret = watch_run(src, r->duration_s, r->interval_s, true,
 				r->o->thresholds, r->o->thresholds_set, &r->w,
 				NULL, NULL, stderr);
 		if (ret)

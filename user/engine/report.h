@@ -46,8 +46,8 @@ void report_name(struct report *r);
 int report_output(struct report *r);
 /* report_workdir - the private temporary folder and the bundle in it */
 int report_workdir(struct report *r);
-/* report_collect - the watch (@fd < 0: the module absent) and the files */
-int report_collect(struct report *r, int fd);
+/* report_collect - the watch (@src NULL: no source) and the files */
+int report_collect(struct report *r, struct gl_source *src);
 /* report_archive - pack the folder into r->out */
 int report_archive(struct report *r);
 /* report_release - remove the temporary folder, free what @r holds and @r */

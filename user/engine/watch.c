@@ -67,12 +67,13 @@ static double watch_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int watch_snapshot(int fd, struct gl_snapshot **out, FILE *err)
+static int watch_snapshot(struct gl_source *src, struct gl_snapshot **out,
+			  FILE *err)
 {
 	char msg[256];
 	int ret;
 
-	ret = gl_snapshot_take_err(fd, out, msg, sizeof(msg));
+	ret = gl_source_snapshot(src, out, msg, sizeof(msg));
 	if (ret)
 		fprintf(err, "gpulat: snapshot failed: %s\n", msg);
 	return ret;
@@ -125,26 +126,27 @@ static void watch_rec(struct watch *w, const struct gl_trace_rec *r,
  * watch_drain - read what the trace holds now; -errno on a read error
  * other than "nothing there"
  */
-static int watch_drain(int fd, struct watch *w, bool keep,
+static int watch_drain(struct gl_source *src, struct watch *w, bool keep,
 		       void (*on_rec)(const struct gl_trace_rec *, void *),
 		       void *arg, FILE *err)
 {
 	static unsigned char buf[GL_TRACE_BUF];
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = { .fd = gl_source_poll_fd(src), .events = POLLIN };
 	struct gl_trace_rec r;
 	int ret, reads = 0;
 	size_t off;
 	ssize_t n;
 
 	while (!watch_stop && reads++ < WATCH_DRAIN_READS &&
-	       poll(&p, 1, 0) == 1) {
+	       (gl_source_trace_pending(src) || poll(&p, 1, 0) == 1)) {
 		if (p.revents & (POLLERR | POLLNVAL)) {
 			fprintf(err, "gpulat: the trace cannot be read (out of memory in the module?)\n");
 			return -EIO;
 		}
-		if (!(p.revents & POLLIN))
+		if (!(p.revents & POLLIN) && !gl_source_trace_pending(src))
 			return 0;
-		n = gl_trace_read(fd, buf, sizeof(buf));
+		p.revents = 0;
+		n = gl_source_trace_read(src, buf, sizeof(buf));
 		if (n == -EAGAIN || n == -EINTR)
 			return 0;
 		if (n < 0) {
@@ -164,14 +166,14 @@ static int watch_drain(int fd, struct watch *w, bool keep,
 }
 
 /* watch_thresholds - apply @given, remember the module's in @old */
-static int watch_thresholds(int fd, struct watch *w, const uint64_t *given,
+static int watch_thresholds(struct gl_source *src, struct watch *w, const uint64_t *given,
 			    uint64_t set, uint64_t *old, FILE *err)
 {
 	uint32_t f;
 	int ret;
 
 	for (f = 1; f < GPULAT_FAM_MAX; f++) {
-		ret = gl_threshold(fd, f, false, &old[f]);
+		ret = gl_source_threshold(src, f, false, &old[f]);
 		if (ret == -ENOTTY)
 			return 0;	/* a module without the trace */
 		if (ret) {
@@ -186,7 +188,7 @@ static int watch_thresholds(int fd, struct watch *w, const uint64_t *given,
 		if (!(set & (1ULL << f)))
 			continue;
 		w->thresholds[f] = given[f];
-		ret = gl_threshold(fd, f, true, &w->thresholds[f]);
+		ret = gl_source_threshold(src, f, true, &w->thresholds[f]);
 		if (ret) {
 			fprintf(err, "gpulat: setting the threshold of %s: %s\n",
 				gl_family_name(f), strerror(-ret));
@@ -201,7 +203,7 @@ static int watch_thresholds(int fd, struct watch *w, const uint64_t *given,
  * somebody changed them again meanwhile (another gpulat, a parameter
  * write): the last writer's value stays
  */
-static void watch_restore(int fd, const struct watch *w, uint64_t set,
+static void watch_restore(struct gl_source *src, const struct watch *w, uint64_t set,
 			  uint64_t *old)
 {
 	uint64_t now;
@@ -211,11 +213,11 @@ static void watch_restore(int fd, const struct watch *w, uint64_t set,
 		return;
 	for (f = 1; f < GPULAT_FAM_MAX; f++)
 		if ((set & (1ULL << f)) &&
-		    !gl_threshold(fd, f, false, &now) && now == w->thresholds[f])
-			gl_threshold(fd, f, true, &old[f]);
+		    !gl_source_threshold(src, f, false, &now) && now == w->thresholds[f])
+			gl_source_threshold(src, f, true, &old[f]);
 }
 
-int watch_run(int fd, double duration_s, double interval_s,
+int watch_run(struct gl_source *src, double duration_s, double interval_s,
 	      bool keep_intervals, const uint64_t *thresholds,
 	      uint64_t thresholds_set, struct watch *w,
 	      void (*on_rec)(const struct gl_trace_rec *rec, void *arg),
@@ -229,10 +231,10 @@ int watch_run(int fd, double duration_s, double interval_s,
 	int ret, ms;
 
 	memset(w, 0, sizeof(*w));
-	ret = watch_thresholds(fd, w, thresholds, thresholds_set, old, err);
+	ret = watch_thresholds(src, w, thresholds, thresholds_set, old, err);
 	if (ret)
 		goto out;
-	ret = watch_snapshot(fd, &w->start, err);
+	ret = watch_snapshot(src, &w->start, err);
 	if (ret)
 		goto out;
 	t0 = watch_now();
@@ -240,13 +242,13 @@ int watch_run(int fd, double duration_s, double interval_s,
 	next = keep_intervals && interval_s > 0 ? t0 + interval_s : 0;
 	/* the first poll makes this file a reader: records from now on */
 	if (w->trace_ok)
-		watch_drain(fd, w, keep, on_rec, arg, err);
+		watch_drain(src, w, keep, on_rec, arg, err);
 	while (!watch_stop) {
 		now = watch_now();
 		if (end && now >= end)
 			break;
 		if (next && now >= next) {
-			ret = watch_snapshot(fd, &s, err);
+			ret = watch_snapshot(src, &s, err);
 			if (ret)
 				goto out;
 			ret = watch_keep_interval(w, s);
@@ -263,27 +265,27 @@ int watch_run(int fd, double duration_s, double interval_s,
 			ms = (end - now) * 1000 + 1;
 		if (next && (next - now) * 1000 < ms)
 			ms = (next - now) * 1000 + 1;
-		p.fd = fd;
+		p.fd = gl_source_poll_fd(src);
 		p.events = w->trace_ok ? POLLIN : 0;
 		p.revents = 0;
 		if (poll(&p, 1, ms) > 0 && p.revents) {
-			ret = watch_drain(fd, w, keep, on_rec, arg, err);
+			ret = watch_drain(src, w, keep, on_rec, arg, err);
 			if (ret)
 				goto out;
 		}
 	}
 	w->interrupted = watch_stop;
-	ret = watch_snapshot(fd, &w->end, err);
+	ret = watch_snapshot(src, &w->end, err);
 	if (ret)
 		goto out;
 	w->duration_s = watch_now() - t0;
 	if (w->trace_ok)
-		watch_drain(fd, w, keep, on_rec, arg, err);
+		watch_drain(src, w, keep, on_rec, arg, err);
 	ret = gl_snapshot_diff(w->start, w->end, &w->window);
 	if (ret)
 		fprintf(err, "gpulat: cannot compare the snapshots\n");
 out:
-	watch_restore(fd, w, thresholds_set, old);
+	watch_restore(src, w, thresholds_set, old);
 	if (ret)
 		watch_free(w);
 	return ret;

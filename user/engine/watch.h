@@ -37,7 +37,7 @@ struct watch {
 };
 
 /*
- * watch_run - watch @fd for @duration_s seconds (snapshot every
+ * watch_run - watch @src for @duration_s seconds (snapshot every
  * @interval_s when @keep_intervals), with the thresholds of @o (those
  * given on the command line; the module's own for the rest), put back
  * when done.  @on_rec, when not NULL, sees every record as it arrives.
@@ -48,7 +48,7 @@ struct watch {
  * (ABI < 1.2) is watched without records: trace_ok tells.
  * 0, or -errno after a message on @err.
  */
-int watch_run(int fd, double duration_s, double interval_s,
+int watch_run(struct gl_source *src, double duration_s, double interval_s,
 	      bool keep_intervals, const uint64_t *thresholds,
 	      uint64_t thresholds_set, struct watch *w,
 	      void (*on_rec)(const struct gl_trace_rec *rec, void *arg),

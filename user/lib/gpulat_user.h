@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "family.h"
+#include "source.h"
 #include "uapi/gpulat.h"
 
 struct gl_snapshot;

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every family's BPF programs share: the histogram and counter
+ * maps of gpulat_bpf.h, the record functions (the module's, in BPF), the
+ * keyed-series lookup, and the settings the tool writes.
+ *
+ * Hot path rules as in the module: O(1), no locks, per-CPU where the
+ * data is per CPU, no string copies but when a key is first seen and
+ * when an outlier is recorded.
+ */
+#ifndef _GPULAT_BPF_COMMON_H
+#define _GPULAT_BPF_COMMON_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "gpulat_hist.h"
+#include "gpulat_bpf.h"
+
+#define GL_E2BIG	7
+#define GL_EEXIST	17
+#define GL_U64_MAX	(~0ULL)
+
+#define gl_barrier()	asm volatile("" ::: "memory")
+
+/* Written by the tool (skeleton's bss); zero until it sets them. */
+extern struct gl_bpf_conf gl_conf;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, GL_BPF_PCPU_NR);
+	__type(key, __u32);
+	__type(value, struct gl_bpf_hist);
+} gl_pcpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, GPULAT_FAM_MAX);
+	__type(key, __u32);
+	__type(value, struct gl_bpf_cnt);
+} gl_cnt SEC(".maps");
+
+/* gl_count - bump counter @idx of family @fam on this CPU */
+static __always_inline void gl_count(__u32 fam, __u32 idx)
+{
+	struct gl_bpf_cnt *c = bpf_map_lookup_elem(&gl_cnt, &fam);
+
+	if (c && idx < GL_BPF_NR_DROPS + GL_BPF_NR_TPS)
+		c->c[idx]++;
+}
+
+/*
+ * gl_hist_record - file one sample on this CPU, slot before count (as
+ * the module's gpulat_hist_record(): a reader that loads count first
+ * never sees it ahead of the slots).
+ */
+static __always_inline void gl_hist_record(struct gl_bpf_hist *h, __u64 ns)
+{
+	__u64 s = gpulat_hist_slot(ns);
+
+	/* one register for the check and the use, as the verifier wants */
+	barrier_var(s);
+	if (s < GPULAT_HIST_NR_BUCKETS)
+		h->slots[s]++;
+	h->sum_ns += ns;
+	if (ns > h->max_ns)
+		h->max_ns = ns;
+	gl_barrier();
+	h->count++;
+}
+
+/* gl_pcpu_record - file @ns in per-CPU series @idx (GL_BPF_PCPU_*) */
+static __always_inline void gl_pcpu_record(__u32 idx, __u64 ns)
+{
+	struct gl_bpf_hist *h = bpf_map_lookup_elem(&gl_pcpu, &idx);
+
+	if (h)
+		gl_hist_record(h, ns);
+}
+
+/*
+ * gl_ghist_record - file one sample from any CPU into a keyed series:
+ * atomic adds; @max is this CPU's largest sample of the series.
+ */
+static __always_inline void gl_ghist_record(struct gl_bpf_hist *h,
+					    __u64 *max, __u64 ns)
+{
+	__u64 s = gpulat_hist_slot(ns);
+
+	barrier_var(s);
+	if (s < GPULAT_HIST_NR_BUCKETS)
+		__sync_fetch_and_add(&h->slots[s], 1);
+	__sync_fetch_and_add(&h->sum_ns, ns);
+	if (ns > *max)
+		*max = ns;
+	__sync_fetch_and_add(&h->count, 1);
+}
+
+/*
+ * GL_KEYED(fam, nser, nkeys) - the maps of a keyed family: fam##_keys
+ * (key -> struct gl_keyed_##fam), fam##_kmax (key -> per-CPU maxima), and
+ * the zero values a new key starts from.
+ */
+#define GL_KEYED(fam, nser, nkeys)					\
+	struct gl_keyed_##fam {						\
+		struct gl_bpf_key_hdr hdr;				\
+		struct gl_bpf_hist h[nser];				\
+	};								\
+	struct gl_kmax_##fam {						\
+		__u64 max[nser];					\
+	};								\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_HASH);			\
+		__uint(max_entries, nkeys);				\
+		__type(key, __u64);					\
+		__type(value, struct gl_keyed_##fam);			\
+	} fam##_keys SEC(".maps");					\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_PERCPU_HASH);			\
+		__uint(max_entries, nkeys);				\
+		__type(key, __u64);					\
+		__type(value, struct gl_kmax_##fam);			\
+	} fam##_kmax SEC(".maps");					\
+	static const struct gl_keyed_##fam fam##_zero;			\
+	static const struct gl_kmax_##fam fam##_kmax_zero
+
+/*
+ * GL_KEYED_GET(fam, famid, full_idx, key, created, max) - the value of
+ * @key (a __u64 lvalue) in fam##_keys, made on its first event; NULL when
+ * the map is full (counted as drop @full_idx of @famid).  Sets @created
+ * when this call made it (the caller then names it), @max to this CPU's
+ * maxima.  Two CPUs making one key at once: one wins, both use it.
+ */
+#define GL_KEYED_GET(fam, famid, full_idx, key, created, max) ({	\
+	struct gl_keyed_##fam *__v;					\
+	long __e;							\
+	(created) = false;						\
+	__v = bpf_map_lookup_elem(&fam##_keys, &(key));			\
+	(max) = bpf_map_lookup_elem(&fam##_kmax, &(key));		\
+	if (!__v || !(max)) {						\
+		__e = bpf_map_update_elem(&fam##_kmax, &(key),		\
+					  &fam##_kmax_zero, BPF_NOEXIST); \
+		if (!__e || __e == -GL_EEXIST)				\
+			__e = bpf_map_update_elem(&fam##_keys, &(key),	\
+						  &fam##_zero,		\
+						  BPF_NOEXIST);		\
+		(created) = !__e;					\
+		__v = bpf_map_lookup_elem(&fam##_keys, &(key));		\
+		(max) = bpf_map_lookup_elem(&fam##_kmax, &(key));	\
+		if (!__v || !(max)) {					\
+			gl_count(famid, full_idx);			\
+			__v = NULL;					\
+		} else if (created) {					\
+			__v->hdr.created_ns = bpf_ktime_get_ns();	\
+		}							\
+	}								\
+	__v;								\
+})
+
+/* gl_hit - tracepoint @i of family @fam ran (struct gpulat_probe.hits) */
+#define gl_hit(fam, i)	gl_count(fam, GL_BPF_HIT(i))
+
+/*
+ * Start stamps of the sched and mm families: the module's packed layout
+ * (kmod/stamp.h), in arrays indexed by the low pid bits.
+ */
+#define GL_PID_BITS		22
+#define GL_PST_BITS		16	/* entries: 2^16, the index bits */
+#define GL_PST_FLAG		(1ULL << 12)
+#define GL_PST_USED		(1ULL << 13)
+#define GL_PST_TS_SHIFT		14
+#define GL_PST_PID_HI		((1ULL << (GL_PID_BITS - 10)) - 1)
+
+static __always_inline __u64 gl_pst_tag(__u32 pid)
+{
+	return GL_PST_USED | (pid >> GL_PST_BITS);
+}
+
+static __always_inline bool gl_pst_owns(__u64 entry, __u32 pid)
+{
+	return (entry & (GL_PST_USED | GL_PST_PID_HI)) == gl_pst_tag(pid);
+}
+
+static __always_inline __u64 gl_stamp(__u64 now, __u64 tag)
+{
+	return now << GL_PST_TS_SHIFT | tag;
+}
+
+/* gl_pst_delta - @now minus the time of @entry, signed (see stamp.h) */
+static __always_inline __s64 gl_pst_delta(__u64 entry, __u64 now)
+{
+	return (__s64)((now << GL_PST_TS_SHIFT) -
+		       (entry & ~((1ULL << GL_PST_TS_SHIFT) - 1))) >>
+	       GL_PST_TS_SHIFT;
+}
+
+/*
+ * The task state a switched-out task had: task_struct.state became
+ * __state in Linux 5.14 (the field is read as the kernel has it).
+ */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline long gl_task_state(struct task_struct *t)
+{
+	struct task_struct___pre514 *o = (void *)t;
+
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ(o, state);
+}
+
+#endif /* _GPULAT_BPF_COMMON_H */

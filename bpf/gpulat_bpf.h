@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The maps of the BPF source as both sides see them: the BPF programs
+ * (bpf/gpulat.bpf.c) fill them, libgpulat (user/lib/bpf_source.c) reads them
+ * into the snapshot layout of uapi/gpulat.h.  Only fixed-size types; the
+ * user side includes this after uapi/gpulat.h, the BPF side after
+ * vmlinux.h.
+ */
+#ifndef _GPULAT_BPF_H
+#define _GPULAT_BPF_H
+
+#include "uapi/gpulat.h"
+
+/* One histogram, as the module's struct gpulat_hist. */
+struct gl_bpf_hist {
+	__u64 count;
+	__u64 sum_ns;
+	__u64 max_ns;		/* 0 in a keyed hist: see gl_bpf_kmax */
+	__u64 slots[GPULAT_HIST_NR_BUCKETS];
+};
+
+/*
+ * Per-CPU series, one map for every family (gl_pcpu, a per-CPU array),
+ * at these indexes; series id N of a family is entry BASE + N.
+ */
+#define GL_BPF_PCPU_SCHED	0			/* 2 series */
+#define GL_BPF_PCPU_SOFTIRQ	2			/* 2 per vector */
+#define GL_BPF_PCPU_MM		(GL_BPF_PCPU_SOFTIRQ + 2 * GPULAT_SOFTIRQ_NR_VECS)
+#define GL_BPF_PCPU_NR		(GL_BPF_PCPU_MM + 3)
+
+/*
+ * Counters, per CPU, one entry of gl_cnt per family id: the family's
+ * drop counters (enum gpulat_<family>_counter) at their ids, then a hit
+ * counter per tracepoint the family hooks at GL_BPF_HIT(i).
+ */
+#define GL_BPF_NR_DROPS		8
+#define GL_BPF_NR_TPS		8
+#define GL_BPF_HIT(i)		(GL_BPF_NR_DROPS + (i))
+struct gl_bpf_cnt {
+	__u64 c[GL_BPF_NR_DROPS + GL_BPF_NR_TPS];
+};
+
+/*
+ * A keyed family (disk, network device, IRQ handler) keeps a hash map
+ * <family>_keys from its ABI key (struct gpulat_series.key) to a value
+ * that starts with this header and holds its series' histograms, shared
+ * by every CPU and updated with atomic adds; the largest sample of each
+ * series is kept per CPU in <family>_kmax (one __u64 per series), since
+ * BPF has no atomic compare-exchange before Linux 5.12.  A key that does
+ * not fit the map counts in the family's keys_full counter.
+ */
+struct gl_bpf_key_hdr {
+	char name[GPULAT_NAME_LEN];	/* key_name; "" until the creator set it */
+	__u64 created_ns;		/* when its first event came */
+};
+
+/* Keys kept per keyed family (the module's defaults). */
+#define GL_BPF_BLOCK_KEYS	32
+#define GL_BPF_NET_KEYS		32
+#define GL_BPF_IRQ_KEYS		256
+#define GL_BPF_NV_KEYS		128
+
+/*
+ * Settings the tool writes into the programs' .bss while they run (the
+ * skeleton maps it), read on every event.
+ */
+struct gl_bpf_conf {
+	/* outlier threshold, ns by family: ~0 while nobody reads the trace */
+	__u64 gate[GPULAT_FAM_MAX];
+	/*
+	 * GL_KEEPS_*: the per-CPU histories to keep (those of the attached
+	 * families), 0 while nobody reads the trace
+	 */
+	__u32 keep_history;
+	/* the reading tool's process: its own waits are not traced */
+	__u32 self_tgid;
+	/* CLOCK_MONOTONIC since when the histories count (older: stale) */
+	__u64 since_ns;
+	/*
+	 * The tool's own state, kept here so that a pinned source keeps it
+	 * between commands: thresholds by family (ns, 0: not traced), the
+	 * time of the load or last reset, the resets so far, whether it has
+	 * been set up, and whether a tool reads the trace.
+	 */
+	__u64 threshold[GPULAT_FAM_MAX];
+	__u64 reset_ns;
+	__u32 generation;
+	__u32 ready;
+	__u32 reader_tgid;
+	__u32 pad;
+};
+
+/* The histories (the module's GPULAT_KEEPS_*, kmod/trace.h). */
+#define GL_KEEPS_SWITCHES	0x1
+#define GL_KEEPS_IRQ		0x2
+#define GL_KEEPS_SOFTIRQ	0x4
+
+/*
+ * What one CPU did lately (the module's struct gpulat_trace_act, written
+ * only by that CPU): who got the CPU when, and hard IRQ and softirq
+ * handler spans, in rings of powers of two.
+ */
+#define GL_TRACE_SWITCHES	16
+#define GL_TRACE_IRQS		32
+
+struct gl_trace_switch {
+	__u64 t;		/* switch-in time */
+	__s32 pid;		/* who got the CPU; 0: idle */
+	__u32 pad;
+};
+
+struct gl_trace_span {
+	__u64 end;		/* handler exit */
+	__u64 ns;		/* handler duration */
+};
+
+struct gl_trace_act {
+	__u32 sw_pos, irq_pos, sirq_pos, pad;
+	struct gl_trace_switch sw[GL_TRACE_SWITCHES];
+	struct gl_trace_span irq[GL_TRACE_IRQS];
+	struct gl_trace_span sirq[GL_TRACE_IRQS];
+};
+
+/*
+ * A record of the BPF ring buffer: the module's sample record (its
+ * culprits, irq_ns, softirq_ns and other_ns not yet filled), and what the
+ * tool fills them from: the histories kept (GL_KEEPS_*; 0 when the
+ * sample is no CPU wait), since when they count, and the sample's CPU's
+ * history when it ended.
+ */
+struct gl_bpf_rec {
+	struct gpulat_rec_sample s;
+	__u32 keeps;
+	__u32 pad;
+	__u64 since_ns;
+	struct gl_trace_act act;
+};
+
+/* Timeline events (Xids) kept for the snapshot, a ring of this many. */
+#define GL_BPF_NR_EVENTS	64
+
+/* Trace ring buffer bytes (a power of two, a multiple of the page size). */
+#define GL_BPF_TRACE_BYTES	(1U << 20)
+
+#endif /* _GPULAT_BPF_H */

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * GL_TP(tp, prog, args...) - one program body attached two ways:
+ * SEC("tp_btf/tp") as prog (BTF-typed arguments, the cheaper call, on a
+ * kernel whose BTF describes the tracepoint: Linux 5.5 and later) and
+ * SEC("raw_tp/tp") as prog##_raw (the same arguments untyped, on a kernel
+ * without), chosen at load by user/lib/bpf_source.c.  The bodies read
+ * every pointer through BPF_CORE_READ, which serves both.
+ */
+#ifndef _GPULAT_BPF_TP_H
+#define _GPULAT_BPF_TP_H
+
+#include "common.bpf.h"
+
+#define GL_TP_CALL(prog, args...)					\
+	_Pragma("GCC diagnostic push")					\
+	_Pragma("GCC diagnostic ignored \"-Wint-conversion\"")		\
+	return prog##_body(___bpf_ctx_cast(args));			\
+	_Pragma("GCC diagnostic pop")
+
+#define GL_TP(tp, prog, args...)					\
+	static __always_inline int prog##_body(unsigned long long *ctx,	\
+					       ##args);			\
+	SEC("tp_btf/" #tp)						\
+	int prog(unsigned long long *ctx)				\
+	{								\
+		GL_TP_CALL(prog, ##args)				\
+	}								\
+	SEC("raw_tp/" #tp)						\
+	int prog##_raw(unsigned long long *ctx)				\
+	{								\
+		GL_TP_CALL(prog, ##args)				\
+	}								\
+	static __always_inline int prog##_body(unsigned long long *ctx,	\
+					       ##args)
+
+#endif /* _GPULAT_BPF_TP_H */

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the BPF source's host tests (tests/bpf/test_*.sh), sourced.
+# TAP output; each test's workloads are killed on exit, whatever happens.
+#
+#   GPULAT   the tool (default build/user/gpulat)
+#
+# bpf_hist FAMILY SECONDS [ARGS...]: one interval of the BPF source as
+# JSON on stdout (loaded for that command: totals since it started).
+# check NAME PYTHON-EXPR: "ok"/"not ok" NAME, the expression evaluated
+# with d = the last JSON read by load_json FILE.
+
+GPULAT=${GPULAT:-build/user/gpulat}
+PY=${GPULAT_PYTHON:-python3}
+T_N=0
+T_FAIL=0
+T_PIDS=()
+T_TMP=$(mktemp -d /tmp/gpulat-bpftest.XXXXXX)
+
+t_cleanup() {
+	local p
+	for p in "${T_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$T_TMP"
+}
+trap t_cleanup EXIT
+
+ok() { T_N=$((T_N + 1)); echo "ok $T_N $*"; }
+not_ok() { T_N=$((T_N + 1)); T_FAIL=$((T_FAIL + 1)); echo "not ok $T_N $*"; }
+
+# spawn CMD...: run in the background, killed at exit
+spawn() {
+	"$@" >/dev/null 2>&1 &
+	T_PIDS+=($!)
+}
+
+# hog CPU: a busy loop pinned to CPU
+hog() {
+	spawn taskset -c "$1" sh -c 'while :; do :; done'
+}
+
+# sleeper CPU PERIOD_S: a background-priority (nice 19) Python loop
+# pinned to CPU that sleeps PERIOD_S: woken, it cannot preempt a hog
+sleeper() {
+	spawn nice -n 19 taskset -c "$1" "$PY" -c "import time
+while True: time.sleep($2)"
+}
+
+bpf_hist() {
+	local fam=$1 secs=$2
+	shift 2
+	"$GPULAT" --source bpf hist "$fam" --json "$@" "$secs" 1
+}
+
+# check NAME EXPR JSONFILE: evaluate EXPR (Python) with d = the JSON
+check() {
+	local name=$1 expr=$2 file=$3 out
+	if out=$("$PY" - "$file" "$expr" <<'PYEOF' 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+def series(name, cpu=None, key_name=None):
+    for s in d["series"]:
+        if s["name"] == name and (cpu is None or s["cpu"] == cpu) and \
+           (key_name is None or s["key_name"] == key_name):
+            return s
+    return None
+def buckets_sum_ok():
+    return all(sum(b[2] for b in s["buckets"]) == s["count"]
+               for s in d["series"])
+v = eval(sys.argv[2])
+print(v)
+sys.exit(0 if v else 1)
+PYEOF
+	); then
+		ok "$name"
+	else
+		not_ok "$name # $expr -> $out"
+	fi
+}
+
+# t_done: the plan and the status (1 when any test failed)
+t_done() {
+	echo "1..$T_N"
+	[[ $T_FAIL -eq 0 ]]
+}

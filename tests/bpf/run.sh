@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The BPF source's tests on this machine's own kernel (TAP): each
+# tests/bpf/test_*.sh (or those named) with known workloads.  They need
+# root and the kernel's BTF; without them every test is reported as
+# skipped with the reason, never as passed.
+#
+#   tests/bpf/run.sh [TEST...]     GPULAT=path/to/gpulat (build/user/gpulat)
+cd "$(dirname "$0")/../.." || exit 1
+why=
+if [[ $(id -u) -ne 0 ]]; then
+	why="not root: BPF programs need root (or CAP_BPF and CAP_PERFMON)"
+elif [[ ! -r /sys/kernel/btf/vmlinux ]]; then
+	why="this kernel has no BTF (/sys/kernel/btf/vmlinux)"
+fi
+tests=("$@")
+((${#tests[@]})) || tests=(tests/bpf/test_*.sh)
+fail=0
+for t in "${tests[@]}"; do
+	[[ -f $t ]] || t=tests/bpf/$t
+	name=$(basename "$t" .sh)
+	if [[ -n $why ]]; then
+		echo "ok - $name # SKIP $why"
+		continue
+	fi
+	echo "# $name"
+	if bash "$t"; then
+		echo "ok - $name"
+	else
+		echo "not ok - $name"
+		fail=1
+	fi
+done
+if [[ -n $why ]]; then
+	echo "# SKIPPED (not passed): $why"
+	exit 4
+fi
+exit $fail

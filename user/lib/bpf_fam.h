@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libgpulat: what the BPF source's reader knows of each family's
+ * programs and maps (bpf/), one row per family in bpf_fam.c.  The series
+ * names come from the family table (family.c), the drop counters' names
+ * from kmod/gpulat_drops.h, both shared with the module.
+ */
+#ifndef _GPULAT_USER_BPF_FAM_H
+#define _GPULAT_USER_BPF_FAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One tracepoint a family hooks, and its program (bpf/<family>.bpf.h). */
+struct gl_bpf_tp {
+	const char *tracepoint;	/* "sched_switch"; "nvidia:x" in a module */
+	/*
+	 * the program attached as tp_btf; prog + "_raw" is the same body as
+	 * raw_tp, used where the kernel's BTF lacks the tracepoint
+	 */
+	const char *prog;
+	/* a tracepoint some kernels or drivers lack: missing, not failed */
+	bool optional;
+};
+
+struct gl_bpf_family {
+	uint32_t id;			/* enum gpulat_family_id; 0: none */
+	const struct gl_bpf_tp *tps;	/* GL_BPF_HIT(i) counts tps[i] */
+	unsigned int nr_tps;		/* <= GL_BPF_NR_TPS */
+	const char *const *drops;	/* indexed by counter id */
+	unsigned int nr_drops;		/* <= GL_BPF_NR_DROPS */
+	/* per-CPU series 0..nr_pcpu-1 at gl_pcpu[pcpu_base + id] */
+	uint32_t pcpu_base, nr_pcpu;
+	/*
+	 * keyed series: map <keyed>_keys (key -> struct gl_bpf_key_hdr and
+	 * nr_keyed struct gl_bpf_hist, series id i at hist i) and
+	 * <keyed>_kmax (per CPU, nr_keyed maxima); NULL: none
+	 */
+	const char *keyed;
+	uint32_t nr_keyed;
+	/* keyed series a key lists: those with samples only (nvidia mixes keys) */
+	bool keyed_sparse;
+};
+
+/* gl_bpf_family - the row of @family; NULL when the BPF source has none */
+const struct gl_bpf_family *gl_bpf_family(uint32_t family);
+
+#endif /* _GPULAT_USER_BPF_FAM_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libgpulat internals: the state of the BPF source, shared by
+ * bpf_source.c (load, attach, pin), bpf_snap.c (snapshot, reset) and
+ * bpf_trace.c (the outlier trace).
+ */
+#ifndef _GPULAT_USER_BPF_INT_H
+#define _GPULAT_USER_BPF_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uapi/gpulat.h"
+#include "gpulat_bpf.h"
+
+#define GL_BPF_MAX_MAPS		32
+#define GL_BPF_NAME		64
+
+struct ring_buffer;
+struct gpulat_bpf;
+
+/* One tracepoint of a family: its program and link. */
+struct gl_bpf_tpst {
+	int prog_fd;		/* -1: not loaded (missing, or failed) */
+	int link_fd;		/* -1: not attached */
+	bool raw;		/* raw_tp variant (no BTF for it) */
+	uint32_t state;		/* enum gpulat_probe_state */
+	uint32_t error;		/* positive errno when failed */
+};
+
+struct gl_bpf {
+	struct gpulat_bpf *skel;	/* loaded by this process; NULL: pinned */
+	bool pinned;			/* opened from GL_BPF_PIN_DIR */
+	struct {
+		char name[GL_BPF_NAME];
+		int fd;
+	} maps[GL_BPF_MAX_MAPS];
+	unsigned int nr_maps;
+	struct gl_bpf_tpst tp[GPULAT_FAM_MAX][GL_BPF_NR_TPS];
+	unsigned int ncpus;		/* possible CPUs: per-CPU values */
+	int data_fd;			/* the .data map (struct gl_bpf_conf) */
+	size_t data_size, conf_off;
+	/* the trace */
+	struct ring_buffer *rb;
+	bool reader;
+	unsigned char *stage;		/* records fetched, not yet returned */
+	size_t stage_len, stage_off, stage_cap;
+	uint64_t *lost_seen;		/* per CPU */
+};
+
+/* bpf_source.c */
+int gl_bpf_map_fd(const struct gl_bpf *b, const char *name);
+int gl_bpf_conf_get(const struct gl_bpf *b, struct gl_bpf_conf *c);
+int gl_bpf_conf_put(struct gl_bpf *b, const struct gl_bpf_conf *c);
+uint64_t gl_bpf_now_ns(void);
+
+/* bpf_trace.c */
+void gl_bpf_trace_close(struct gl_bpf *b);
+
+#endif /* _GPULAT_USER_BPF_INT_H */

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libgpulat: the BPF source's snapshot.  The maps of gpulat_bpf.h are
+ * read into the module's blob layout (uapi/gpulat.h), which then goes
+ * through the same parser as a module's: every command decodes either
+ * source alike.  Per-CPU series are listed for the online CPUs and any
+ * other that holds data, as the module lists them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include <bpf/bpf.h>
+
+#include "bpf_fam.h"
+#include "bpf_int.h"
+#include "bpf_source.h"
+#include "cpuset.h"
+#include "gpulat_user.h"
+#include "libinternal.h"
+
+/* A keyed family's map value: header, then nr_keyed histograms. */
+static size_t bs_keyed_size(const struct gl_bpf_family *bf)
+{
+	return sizeof(struct gl_bpf_key_hdr) +
+	       bf->nr_keyed * sizeof(struct gl_bpf_hist);
+}
+
+static void bs_online(struct cpuset *on)
+{
+	char buf[4096];
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+
+	cpuset_clear(on);
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			cpuset_parse(on, buf);
+		fclose(f);
+	}
+}
+
+/* bs_copy - @src into @dst of @n bytes, cut, NUL padded */
+static void bs_copy(char *dst, size_t n, const char *src)
+{
+	size_t l = strnlen(src, n - 1);
+
+	memset(dst, 0, n);
+	memcpy(dst, src, l);
+}
+
+struct bs_build {
+	struct gl_snapshot *s;
+	size_t nr_series, nr_counters, nr_probes;
+};
+
+static void bs_series_fill(struct gpulat_series *sr, uint32_t fam, uint32_t id,
+			   uint32_t cpu, uint64_t key, const char *key_name,
+			   const struct gl_bpf_hist *h, uint64_t max)
+{
+	char name[GPULAT_NAME_LEN];
+
+	sr->family = fam;
+	sr->id = id;
+	sr->cpu = cpu;
+	sr->key = key;
+	gl_series_name(name, sizeof(name), fam, id);
+	bs_copy(sr->name, sizeof(sr->name), name);
+	bs_copy(sr->key_name, sizeof(sr->key_name), key_name);
+	sr->count = h->count;
+	sr->sum_ns = h->sum_ns;
+	sr->max_ns = max;
+	memcpy(sr->buckets, h->slots, sizeof(h->slots));
+}
+
+/* bs_pcpu - the per-CPU series of @bf; counts them when @bb->s is NULL */
+static int bs_pcpu(struct gl_bpf *b, const struct gl_bpf_family *bf,
+		   const struct cpuset *online, struct bs_build *bb)
+{
+	int fd = gl_bpf_map_fd(b, "gl_pcpu");
+	struct gl_bpf_hist *v;
+	uint32_t id, idx, cpu;
+	int ret = 0;
+
+	v = calloc(b->ncpus, sizeof(*v));
+	if (!v || fd < 0) {
+		free(v);
+		return fd < 0 ? -ENOENT : -ENOMEM;
+	}
+	for (id = 0; id < bf->nr_pcpu; id++) {
+		idx = bf->pcpu_base + id;
+		if (bpf_map_lookup_elem(fd, &idx, v)) {
+			ret = -errno;
+			break;
+		}
+		for (cpu = 0; cpu < b->ncpus; cpu++) {
+			if (!cpuset_has(online, cpu) && !v[cpu].count)
+				continue;
+			if (bb->s)
+				bs_series_fill(gl_series_at(bb->s, bb->nr_series),
+					       bf->id, id, cpu, 0, "", &v[cpu],
+					       v[cpu].max_ns);
+			bb->nr_series++;
+		}
+	}
+	free(v);
+	return ret;
+}
+
+/* bs_keyed - the keyed series of @bf, a key's series all or sparse */
+static int bs_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf,
+		    struct bs_build *bb)
+{
+	char mname[GL_BPF_NAME];
+	struct gl_bpf_key_hdr *hdr;
+	struct gl_bpf_hist *h;
+	uint64_t key, next, *maxv = NULL, max;
+	unsigned char *val;
+	int kfd, mfd, ret = 0;
+	bool first = true;
+	unsigned int cpu;
+	uint32_t id;
+	char name[GPULAT_NAME_LEN + 1];
+
+	snprintf(mname, sizeof(mname), "%s_keys", bf->keyed);
+	kfd = gl_bpf_map_fd(b, mname);
+	snprintf(mname, sizeof(mname), "%s_kmax", bf->keyed);
+	mfd = gl_bpf_map_fd(b, mname);
+	if (kfd < 0 || mfd < 0)
+		return -ENOENT;
+	val = calloc(1, bs_keyed_size(bf));
+	maxv = calloc((size_t)b->ncpus * bf->nr_keyed, sizeof(*maxv));
+	if (!val || !maxv) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	hdr = (void *)val;
+	h = (void *)(val + sizeof(*hdr));
+	while (!bpf_map_get_next_key(kfd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (bpf_map_lookup_elem(kfd, &key, val))
+			continue;	/* not there any more: keys stay, but */
+		if (bpf_map_lookup_elem(mfd, &key, maxv))
+			memset(maxv, 0, (size_t)b->ncpus * bf->nr_keyed * 8);
+		memcpy(name, hdr->name, GPULAT_NAME_LEN);
+		name[GPULAT_NAME_LEN] = '\0';
+		for (id = 0; id < bf->nr_keyed; id++) {
+			if (bf->keyed_sparse && !h[id].count)
+				continue;
+			for (max = 0, cpu = 0; cpu < b->ncpus; cpu++)
+				if (maxv[cpu * bf->nr_keyed + id] > max)
+					max = maxv[cpu * bf->nr_keyed + id];
+			if (bb->s)
+				bs_series_fill(gl_series_at(bb->s, bb->nr_series),
+					       bf->id, id, GPULAT_CPU_NONE, key,
+					       name, &h[id], max);
+			bb->nr_series++;
+		}
+	}
+out:
+	free(val);
+	free(maxv);
+	return ret;
+}
+
+/* bs_counters - drops summed over CPUs, and the probes with their hits */
+static int bs_counters(struct gl_bpf *b, const struct gl_bpf_family *bf,
+		       struct bs_build *bb)
+{
+	int fd = gl_bpf_map_fd(b, "gl_cnt");
+	struct gl_bpf_cnt *v;
+	uint64_t sum;
+	uint32_t f = bf->id;
+	unsigned int i, cpu;
+
+	v = calloc(b->ncpus, sizeof(*v));
+	if (!v || fd < 0) {
+		free(v);
+		return fd < 0 ? -ENOENT : -ENOMEM;
+	}
+	if (bpf_map_lookup_elem(fd, &f, v))
+		memset(v, 0, b->ncpus * sizeof(*v));
+	for (i = 0; i < bf->nr_drops; i++) {
+		if (bb->s) {
+			struct gpulat_counter *c = &bb->s->counters[bb->nr_counters];
+
+			for (sum = 0, cpu = 0; cpu < b->ncpus; cpu++)
+				sum += v[cpu].c[i];
+			c->family = f;
+			c->id = i;
+			bs_copy(c->name, sizeof(c->name), bf->drops[i]);
+			c->value = sum;
+		}
+		bb->nr_counters++;
+	}
+	for (i = 0; i < bf->nr_tps; i++) {
+		if (bb->s) {
+			struct gpulat_probe *p = &bb->s->probes[bb->nr_probes];
+
+			for (sum = 0, cpu = 0; cpu < b->ncpus; cpu++)
+				sum += v[cpu].c[GL_BPF_HIT(i)];
+			p->family = f;
+			p->state = b->tp[f][i].state;
+			p->error = b->tp[f][i].state == GPULAT_PROBE_FAILED ?
+				   b->tp[f][i].error : 0;
+			bs_copy(p->family_name, sizeof(p->family_name),
+				gl_family_name(f));
+			bs_copy(p->tracepoint, sizeof(p->tracepoint),
+				bf->tps[i].tracepoint);
+			p->hits = sum;
+		}
+		bb->nr_probes++;
+	}
+	free(v);
+	return 0;
+}
+
+/* bs_walk - one pass over every family: count, or fill bb->s */
+static int bs_walk(struct gl_bpf *b, const struct cpuset *online,
+		   struct bs_build *bb)
+{
+	const struct gl_bpf_family *bf;
+	uint32_t f;
+	int ret = 0;
+
+	bb->nr_series = bb->nr_counters = bb->nr_probes = 0;
+	for (f = 1; !ret && f < GPULAT_FAM_MAX; f++) {
+		bf = gl_bpf_family(f);
+		if (!bf)
+			continue;
+		ret = bs_pcpu(b, bf, online, bb);
+		if (!ret && bf->keyed)
+			ret = bs_keyed(b, bf, bb);
+		if (!ret)
+			ret = bs_counters(b, bf, bb);
+	}
+	return ret;
+}
+
+int gl_bpf_snapshot(struct gl_bpf *b, struct gl_snapshot **out, char *err,
+		    size_t errlen)
+{
+	struct bs_build bb = { 0 };
+	struct gpulat_snap_header *h;
+	struct gl_bpf_conf c;
+	struct cpuset online;
+	struct utsname u;
+	size_t want;
+	int ret, tries;
+
+	*out = NULL;
+	bs_online(&online);
+	ret = gl_bpf_conf_get(b, &c);
+	/* keys can appear between the count and the fill: count again */
+	for (tries = 0; !ret && tries < 4; tries++) {
+		ret = bs_walk(b, &online, &bb);
+		if (ret)
+			break;
+		want = bb.nr_series + 16;
+		bb.s = gl_snapshot_alloc(want, bb.nr_counters, bb.nr_probes, 0);
+		if (!bb.s) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = bs_walk(b, &online, &bb);
+		if (!ret && bb.nr_series <= want)
+			break;
+		gl_snapshot_free(bb.s);
+		bb.s = NULL;
+		if (!ret)
+			ret = tries == 3 ? -EAGAIN : 0;
+	}
+	if (ret) {
+		gl_set_err(err, errlen, "reading the BPF maps: %s",
+			   strerror(-ret));
+		gl_snapshot_free(bb.s);
+		return ret;
+	}
+	bb.s->nr_series = bb.nr_series;
+	qsort(bb.s->series, bb.s->nr_series, GL_SERIES_STRIDE, gl_series_cmp);
+	h = &bb.s->hdr;
+	h->abi_major = GPULAT_ABI_MAJOR;
+	h->abi_minor = GPULAT_ABI_MINOR;
+	h->time_ns = gl_bpf_now_ns();
+	h->reset_time_ns = c.reset_ns;
+	h->generation = c.generation;
+	h->nr_cpu_ids = b->ncpus;
+	h->hist_sub_bits = GPULAT_HIST_SUB_BITS;
+	h->hist_min_shift = GPULAT_HIST_MIN_SHIFT;
+	h->hist_max_shift = GPULAT_HIST_MAX_SHIFT;
+	h->hist_nr_buckets = GPULAT_HIST_NR_BUCKETS;
+	if (!uname(&u))
+		bs_copy(h->kernel_release, sizeof(h->kernel_release),
+			u.release);
+	ret = gl_snapshot_build_blob(bb.s);
+	/* through the module's parser: one decoding for both sources */
+	if (!ret)
+		ret = gl_snapshot_parse(bb.s->blob, bb.s->blob_len, out, err,
+					errlen);
+	gl_snapshot_free(bb.s);
+	return ret;
+}
+
+/* bs_zero_keyed - zero the histograms of every key of @bf (names stay) */
+static int bs_zero_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf)
+{
+	char mname[GL_BPF_NAME];
+	unsigned char *val;
+	uint64_t key, next, *maxv;
+	int kfd, mfd, ret = 0;
+	bool first = true;
+
+	snprintf(mname, sizeof(mname), "%s_keys", bf->keyed);
+	kfd = gl_bpf_map_fd(b, mname);
+	snprintf(mname, sizeof(mname), "%s_kmax", bf->keyed);
+	mfd = gl_bpf_map_fd(b, mname);
+	val = calloc(1, bs_keyed_size(bf));
+	maxv = calloc((size_t)b->ncpus * bf->nr_keyed, sizeof(*maxv));
+	if (!val || !maxv || kfd < 0 || mfd < 0) {
+		ret = !val || !maxv ? -ENOMEM : -ENOENT;
+		goto out;
+	}
+	while (!bpf_map_get_next_key(kfd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (bpf_map_lookup_elem(kfd, &key, val))
+			continue;
+		memset(val + sizeof(struct gl_bpf_key_hdr), 0,
+		       bs_keyed_size(bf) - sizeof(struct gl_bpf_key_hdr));
+		if (bpf_map_update_elem(kfd, &key, val, BPF_EXIST) ||
+		    bpf_map_update_elem(mfd, &key, maxv, BPF_ANY))
+			ret = -errno;
+	}
+out:
+	free(val);
+	free(maxv);
+	return ret;
+}
+
+int gl_bpf_reset(struct gl_bpf *b)
+{
+	int pfd = gl_bpf_map_fd(b, "gl_pcpu"), cfd = gl_bpf_map_fd(b, "gl_cnt");
+	const struct gl_bpf_family *bf;
+	struct gl_bpf_conf c;
+	void *zero;
+	uint32_t i, f;
+	int ret = 0;
+
+	if (pfd < 0 || cfd < 0)
+		return -ENOENT;
+	zero = calloc(b->ncpus, sizeof(struct gl_bpf_hist));
+	if (!zero)
+		return -ENOMEM;
+	for (i = 0; !ret && i < GL_BPF_PCPU_NR; i++)
+		if (bpf_map_update_elem(pfd, &i, zero, BPF_ANY))
+			ret = -errno;
+	for (f = 0; !ret && f < GPULAT_FAM_MAX; f++) {
+		if (bpf_map_update_elem(cfd, &f, zero, BPF_ANY))
+			ret = -errno;
+		bf = gl_bpf_family(f);
+		if (!ret && bf && bf->keyed)
+			ret = bs_zero_keyed(b, bf);
+	}
+	free(zero);
+	if (!ret)
+		ret = gl_bpf_conf_get(b, &c);
+	if (!ret) {
+		c.reset_ns = gl_bpf_now_ns();
+		c.generation++;
+		ret = gl_bpf_conf_put(b, &c);
+	}
+	return ret;
+}

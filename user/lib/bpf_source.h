@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* libgpulat internals: the BPF source behind struct gl_source (source.c). */
+#ifndef _GPULAT_USER_BPF_SOURCE_H
+#define _GPULAT_USER_BPF_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct gl_snapshot;
+struct gl_bpf;
+
+/*
+ * gl_bpf_open - the pinned source when there is one (@pinned_only: only
+ * that), else load and attach the programs for this process
+ */
+struct gl_bpf *gl_bpf_open(bool pinned_only, int *ret, char *err,
+			   size_t errlen);
+void gl_bpf_close(struct gl_bpf *b);
+bool gl_bpf_fresh(const struct gl_bpf *b);
+const char *gl_bpf_describe(const struct gl_bpf *b, char *buf, size_t len);
+int gl_bpf_snapshot(struct gl_bpf *b, struct gl_snapshot **out, char *err,
+		    size_t errlen);
+int gl_bpf_reset(struct gl_bpf *b);
+int gl_bpf_family_switch(struct gl_bpf *b, uint32_t family, bool on);
+int gl_bpf_threshold(struct gl_bpf *b, uint32_t family, bool set,
+		     uint64_t *ns);
+int gl_bpf_poll_fd(struct gl_bpf *b);
+ssize_t gl_bpf_trace_read(struct gl_bpf *b, void *buf, size_t len);
+bool gl_bpf_trace_pending(const struct gl_bpf *b);
+int gl_bpf_pin(char *err, size_t errlen);
+int gl_bpf_unpin(char *err, size_t errlen);
+bool gl_bpf_pinned(void);
+
+#endif /* _GPULAT_USER_BPF_SOURCE_H */

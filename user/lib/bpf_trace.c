@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libgpulat: the BPF source's outlier trace.  The programs write the
+ * module's records (struct gpulat_rec_sample) into one ring buffer; the
+ * first poll or read makes this process the reader: it opens the gates
+ * (the thresholds) and the histories, and closes them when done.  What
+ * BPF left out is filled in here: who held the CPU of a wait, from the
+ * copy of its CPU's history each record carries (the module's walk,
+ * too long for the verifier), the culprits' comm and tgid (from /proc,
+ * -1 when gone), and GPULAT_REC_LOST records from the per-CPU count of
+ * records the ring buffer had no room for.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf_fam.h"
+#include "bpf_int.h"
+#include "bpf_source.h"
+#include "gpulat_user.h"
+#include "libinternal.h"
+
+/* Records fetched at most in one go (the ring holds about 5,000). */
+#define BS_STAGE_MAX	(4U << 20)
+
+/* The histories each family keeps, from the module's list. */
+#define GPULAT_KEEPS_SWITCHES	GL_KEEPS_SWITCHES
+#define GPULAT_KEEPS_IRQ	GL_KEEPS_IRQ
+#define GPULAT_KEEPS_SOFTIRQ	GL_KEEPS_SOFTIRQ
+static const uint32_t fam_keeps[GPULAT_FAM_MAX] = {
+#define GPULAT_FAMILY(name, id, threshold_us, keeps) [id] = (keeps),
+#include "families.h"
+#undef GPULAT_FAMILY
+};
+
+/* bs_name - comm and tgid of @pid from /proc; tgid -1 when it is gone */
+static void bs_name(int32_t pid, int32_t *tgid, char comm[GPULAT_COMM_LEN])
+{
+	char path[64], line[256];
+	FILE *f;
+
+	*tgid = -1;
+	memset(comm, 0, GPULAT_COMM_LEN);
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Name:\t", 6)) {
+			line[strcspn(line, "\n")] = '\0';
+			memcpy(comm, line + 6,
+			       strnlen(line + 6, GPULAT_COMM_LEN - 1));
+		} else if (!strncmp(line, "Tgid:\t", 6)) {
+			*tgid = atoi(line + 6);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static int bs_stage(struct gl_bpf *b, const void *rec, size_t len)
+{
+	unsigned char *n;
+	size_t cap;
+
+	if (b->stage_off == b->stage_len)
+		b->stage_off = b->stage_len = 0;
+	if (b->stage_len + len > b->stage_cap) {
+		if (b->stage_len + len > BS_STAGE_MAX)
+			return -ENOSPC;
+		cap = b->stage_cap ? b->stage_cap * 2 : 65536;
+		while (cap < b->stage_len + len)
+			cap *= 2;
+		n = realloc(b->stage, cap);
+		if (!n)
+			return -ENOMEM;
+		b->stage = n;
+		b->stage_cap = cap;
+	}
+	memcpy(b->stage + b->stage_len, rec, len);
+	b->stage_len += len;
+	return 0;
+}
+
+static uint64_t bs_overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
+{
+	uint64_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+
+	return hi > lo ? hi - lo : 0;
+}
+
+/*
+ * bs_spans - handler time in [@start, @end]; false if the history does
+ * not reach back to @start.  Entries older than @since are left over
+ * from before this reader: not history.  (The module's trace_spans().)
+ */
+static bool bs_spans(const struct gl_trace_span *ring, uint32_t pos,
+		     uint64_t since, uint64_t start, uint64_t end,
+		     __u64 *sum)
+{
+	uint32_t i;
+
+	*sum = 0;
+	for (i = 1; i <= GL_TRACE_IRQS; i++) {
+		const struct gl_trace_span *e;
+
+		if (i > pos)
+			return start >= since;
+		e = &ring[(pos - i) & (GL_TRACE_IRQS - 1)];
+		if (e->end < since)
+			return start >= since;
+		if (e->end < start)
+			return true;
+		*sum += bs_overlap(e->end - e->ns, e->end, start, end);
+	}
+	return false;
+}
+
+/*
+ * bs_culprits - who had the CPU during [@start, @end]: the switch
+ * history newest first, each task's share summed, the top ones named.
+ * (The module's trace_culprits().)
+ */
+static void bs_culprits(struct gpulat_rec_sample *s,
+			const struct gl_trace_act *a, uint64_t since,
+			uint64_t start, uint64_t end)
+{
+	struct { int32_t pid; uint64_t ns; } who[GL_TRACE_SWITCHES], t;
+	unsigned int n = 0, i, j, k;
+	uint64_t upto = end, ns;
+	bool complete = false;
+
+	for (i = 1; i <= GL_TRACE_SWITCHES && i <= a->sw_pos; i++) {
+		const struct gl_trace_switch *e =
+			&a->sw[(a->sw_pos - i) & (GL_TRACE_SWITCHES - 1)];
+
+		if (e->t < since)
+			break;
+		ns = bs_overlap(e->t, upto, start, end);
+		upto = e->t;
+		/* not the idle task, nor the waiter itself */
+		if (ns && e->pid && e->pid != s->pid) {
+			for (j = 0; j < n && who[j].pid != e->pid; j++)
+				;
+			if (j == n) {
+				who[n].pid = e->pid;
+				who[n++].ns = 0;
+			}
+			who[j].ns += ns;
+		}
+		if (e->t <= start) {
+			complete = true;
+			break;
+		}
+	}
+	if (!complete)
+		s->flags |= GPULAT_REC_F_PARTIAL;
+	for (k = 0; k < GPULAT_NR_CULPRITS && k < n; k++) {
+		struct gpulat_culprit *c = &s->culprits[k];
+
+		for (i = k + 1, j = k; i < n; i++)
+			if (who[i].ns > who[j].ns)
+				j = i;
+		t = who[k];
+		who[k] = who[j];
+		who[j] = t;
+		c->pid = who[k].pid;
+		c->ns = who[k].ns;
+		bs_name(c->pid, &c->tgid, c->comm);
+	}
+	s->nr_culprits = k;
+	s->other_ns = end - start - (s->culprits[0].ns + s->culprits[1].ns +
+				     s->culprits[2].ns);
+	s->flags |= GPULAT_REC_F_CULPRITS;
+}
+
+/* bs_explain - fill in who held the CPU of a wait from its history */
+static void bs_explain(struct gpulat_rec_sample *s, const struct gl_bpf_rec *r)
+{
+	uint64_t end = s->hdr.time_ns, start;
+
+	if (!r->keeps || s->latency_ns > end)
+		return;
+	start = end - s->latency_ns;
+	if (r->keeps & GL_KEEPS_SWITCHES)
+		bs_culprits(s, &r->act, r->since_ns, start, end);
+	if (r->keeps & GL_KEEPS_IRQ) {
+		if (!bs_spans(r->act.irq, r->act.irq_pos, r->since_ns, start,
+			      end, &s->irq_ns))
+			s->flags |= GPULAT_REC_F_PARTIAL;
+		s->flags |= GPULAT_REC_F_IRQ_TIME;
+	}
+	if (r->keeps & GL_KEEPS_SOFTIRQ) {
+		if (!bs_spans(r->act.sirq, r->act.sirq_pos, r->since_ns, start,
+			      end, &s->softirq_ns))
+			s->flags |= GPULAT_REC_F_PARTIAL;
+		s->flags |= GPULAT_REC_F_SOFTIRQ_TIME;
+	}
+}
+
+/*
+ * a record from the ring: checked, explained, staged; one that cannot be
+ * staged is counted as lost on its CPU (lost_seen runs behind)
+ */
+static int bs_on_rec(void *ctx, void *data, size_t len)
+{
+	struct gl_bpf *b = ctx;
+	const struct gl_bpf_rec *r = data;
+	struct gpulat_rec_sample s;
+
+	if (len != sizeof(*r) || r->s.hdr.type != GPULAT_REC_SAMPLE ||
+	    r->s.hdr.size != sizeof(s))
+		return 0;	/* the programs write samples only */
+	memcpy(&s, &r->s, sizeof(s));
+	bs_explain(&s, r);
+	if (bs_stage(b, &s, sizeof(s)) && s.hdr.cpu < b->ncpus)
+		b->lost_seen[s.hdr.cpu]--;
+	return 0;
+}
+
+/* bs_lost - a GPULAT_REC_LOST record per CPU whose loss count grew */
+static void bs_lost(struct gl_bpf *b)
+{
+	int fd = gl_bpf_map_fd(b, "gl_trace_lost");
+	struct gpulat_rec_lost r;
+	uint64_t *v;
+	uint32_t zero = 0, cpu;
+
+	v = calloc(b->ncpus, sizeof(*v));
+	if (!v || fd < 0 || bpf_map_lookup_elem(fd, &zero, v)) {
+		free(v);
+		return;
+	}
+	for (cpu = 0; cpu < b->ncpus; cpu++) {
+		if (v[cpu] == b->lost_seen[cpu])
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.hdr.size = sizeof(r);
+		r.hdr.type = GPULAT_REC_LOST;
+		r.hdr.cpu = cpu;
+		r.hdr.time_ns = gl_bpf_now_ns();
+		r.lost = v[cpu] - b->lost_seen[cpu];
+		if (!bs_stage(b, &r, sizeof(r)))
+			b->lost_seen[cpu] = v[cpu];
+	}
+	free(v);
+}
+
+/* bs_reader - become the reader: open the gates and the histories */
+static int bs_reader(struct gl_bpf *b)
+{
+	int fd = gl_bpf_map_fd(b, "gl_trace"), lfd;
+	struct gl_bpf_conf c;
+	uint32_t f, zero = 0;
+	unsigned int i;
+	int ret;
+
+	if (b->reader)
+		return 0;
+	if (fd < 0)
+		return -ENOENT;
+	b->lost_seen = calloc(b->ncpus, sizeof(*b->lost_seen));
+	if (!b->lost_seen)
+		return -ENOMEM;
+	/* losses before this reader are not its own */
+	lfd = gl_bpf_map_fd(b, "gl_trace_lost");
+	if (lfd >= 0)
+		bpf_map_lookup_elem(lfd, &zero, b->lost_seen);
+	b->rb = ring_buffer__new(fd, bs_on_rec, b, NULL);
+	if (!b->rb)
+		return -errno;
+	ret = gl_bpf_conf_get(b, &c);
+	if (ret)
+		return ret;
+	c.keep_history = 0;
+	for (f = 1; f < GPULAT_FAM_MAX; f++) {
+		bool on = false;
+
+		for (i = 0; i < GL_BPF_NR_TPS; i++)
+			on |= b->tp[f][i].state == GPULAT_PROBE_ATTACHED;
+		c.gate[f] = c.threshold[f] ? c.threshold[f] : ~0ULL;
+		if (on)
+			c.keep_history |= fam_keeps[f];
+	}
+	c.since_ns = gl_bpf_now_ns();
+	c.self_tgid = getpid();
+	c.reader_tgid = getpid();
+	ret = gl_bpf_conf_put(b, &c);
+	if (ret)
+		return ret;
+	b->reader = true;
+	/* what the ring held before: another reader's, not ours */
+	ring_buffer__consume(b->rb);
+	b->stage_len = b->stage_off = 0;
+	return 0;
+}
+
+void gl_bpf_trace_close(struct gl_bpf *b)
+{
+	struct gl_bpf_conf c;
+	uint32_t f;
+
+	if (b->reader && !gl_bpf_conf_get(b, &c) &&
+	    c.reader_tgid == (uint32_t)getpid()) {
+		for (f = 0; f < GPULAT_FAM_MAX; f++)
+			c.gate[f] = ~0ULL;
+		c.keep_history = 0;
+		c.reader_tgid = 0;
+		gl_bpf_conf_put(b, &c);
+	}
+	b->reader = false;
+	ring_buffer__free(b->rb);
+	b->rb = NULL;
+	free(b->stage);
+	b->stage = NULL;
+	b->stage_len = b->stage_off = b->stage_cap = 0;
+	free(b->lost_seen);
+	b->lost_seen = NULL;
+}
+
+int gl_bpf_poll_fd(struct gl_bpf *b)
+{
+	if (bs_reader(b))
+		return -1;
+	return ring_buffer__epoll_fd(b->rb);
+}
+
+bool gl_bpf_trace_pending(const struct gl_bpf *b)
+{
+	return b->stage_off < b->stage_len;
+}
+
+ssize_t gl_bpf_trace_read(struct gl_bpf *b, void *buf, size_t len)
+{
+	const struct gpulat_rec_header *h;
+	size_t n = 0;
+	int ret;
+
+	ret = bs_reader(b);
+	if (ret)
+		return ret;
+	if (!gl_bpf_trace_pending(b)) {
+		ret = ring_buffer__consume(b->rb);
+		if (ret < 0)
+			return ret;
+		bs_lost(b);
+	}
+	/* whole records, as a module's read() returns them */
+	while (b->stage_off + n + sizeof(*h) <= b->stage_len) {
+		h = (const void *)(b->stage + b->stage_off + n);
+		if (n + h->size > len)
+			break;
+		n += h->size;
+	}
+	if (!n) {
+		if (gl_bpf_trace_pending(b))
+			return -EINVAL;	/* @buf too small for the next */
+		return -EAGAIN;
+	}
+	memcpy(buf, b->stage + b->stage_off, n);
+	b->stage_off += n;
+	return n;
+}

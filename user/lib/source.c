@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libgpulat sources: the module or the BPF programs, behind one API. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpf_source.h"
+#include "gpulat_user.h"
+#include "libinternal.h"
+#include "source.h"
+
+struct gl_source {
+	enum gl_source_kind kind;	/* KMOD or BPF */
+	int fd;				/* the module's file */
+	uint32_t major, minor;
+	struct gl_bpf *bpf;
+};
+
+int gl_source_parse(const char *s, enum gl_source_kind *kind)
+{
+	if (!strcmp(s, "auto"))
+		*kind = GL_SOURCE_AUTO;
+	else if (!strcmp(s, "kmod") || !strcmp(s, "module"))
+		*kind = GL_SOURCE_KMOD;
+	else if (!strcmp(s, "bpf"))
+		*kind = GL_SOURCE_BPF;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+struct gl_source *gl_source_open(enum gl_source_kind want, int *ret,
+				 char *err, size_t errlen)
+{
+	struct gl_source *src = calloc(1, sizeof(*src));
+	char kerr[1024], berr[1024];
+	int fd;
+
+	if (!src) {
+		*ret = -ENOMEM;
+		gl_set_err(err, errlen, "out of memory");
+		return NULL;
+	}
+	src->fd = -1;
+	if (want != GL_SOURCE_BPF) {
+		fd = gl_open(kerr, sizeof(kerr));
+		if (fd >= 0) {
+			src->kind = GL_SOURCE_KMOD;
+			src->fd = fd;
+			gl_version(fd, &src->major, &src->minor);
+			return src;
+		}
+		/* auto goes on to BPF only when there is no module at all */
+		if (want == GL_SOURCE_KMOD || !gl_no_module(fd)) {
+			*ret = fd;
+			gl_set_err(err, errlen, "%s", kerr);
+			free(src);
+			return NULL;
+		}
+	}
+	src->kind = GL_SOURCE_BPF;
+	src->major = GPULAT_ABI_MAJOR;
+	src->minor = GPULAT_ABI_MINOR;
+	src->bpf = gl_bpf_open(false, ret, want == GL_SOURCE_AUTO ? berr : err,
+			       want == GL_SOURCE_AUTO ? sizeof(berr) : errlen);
+	if (!src->bpf) {
+		/* auto: no source at all, which is what "no module" means */
+		if (want == GL_SOURCE_AUTO) {
+			gl_set_err(err, errlen,
+				   "%s; and the BPF source cannot run: %s",
+				   kerr, berr);
+			*ret = -ENOENT;
+		}
+		free(src);
+		return NULL;
+	}
+	return src;
+}
+
+void gl_source_close(struct gl_source *src)
+{
+	if (!src)
+		return;
+	if (src->fd >= 0)
+		close(src->fd);
+	gl_bpf_close(src->bpf);
+	free(src);
+}
+
+enum gl_source_kind gl_source_kind(const struct gl_source *src)
+{
+	return src->kind;
+}
+
+const char *gl_source_describe(const struct gl_source *src, char *buf,
+			       size_t len)
+{
+	if (src->kind == GL_SOURCE_BPF)
+		return gl_bpf_describe(src->bpf, buf, len);
+	snprintf(buf, len, "module %s (ABI %u.%u)", GPULAT_DEVICE_PATH,
+		 src->major, src->minor);
+	return buf;
+}
+
+int gl_source_fd(const struct gl_source *src)
+{
+	return src->fd;
+}
+
+bool gl_source_fresh(const struct gl_source *src)
+{
+	return src->kind == GL_SOURCE_BPF && gl_bpf_fresh(src->bpf);
+}
+
+void gl_source_version(const struct gl_source *src, uint32_t *major,
+		       uint32_t *minor)
+{
+	*major = src->major;
+	*minor = src->minor;
+}
+
+int gl_source_snapshot(struct gl_source *src, struct gl_snapshot **out,
+		       char *err, size_t errlen)
+{
+	if (src->kind == GL_SOURCE_BPF)
+		return gl_bpf_snapshot(src->bpf, out, err, errlen);
+	return gl_snapshot_take_err(src->fd, out, err, errlen);
+}
+
+int gl_source_reset(struct gl_source *src)
+{
+	if (src->kind == GL_SOURCE_BPF)
+		return gl_bpf_reset(src->bpf);
+	return gl_reset(src->fd);
+}
+
+int gl_source_family_switch(struct gl_source *src, uint32_t family, bool on)
+{
+	if (src->kind == GL_SOURCE_BPF)
+		return gl_bpf_family_switch(src->bpf, family, on);
+	return gl_family_switch(src->fd, family, on);
+}
+
+int gl_source_threshold(struct gl_source *src, uint32_t family, bool set,
+			uint64_t *ns)
+{
+	if (src->kind == GL_SOURCE_BPF)
+		return gl_bpf_threshold(src->bpf, family, set, ns);
+	return gl_threshold(src->fd, family, set, ns);
+}
+
+int gl_source_poll_fd(struct gl_source *src)
+{
+	if (src->kind == GL_SOURCE_BPF)
+		return gl_bpf_poll_fd(src->bpf);
+	return src->fd;
+}
+
+ssize_t gl_source_trace_read(struct gl_source *src, void *buf, size_t len)
+{
+	if (src->kind == GL_SOURCE_BPF)
+		return gl_bpf_trace_read(src->bpf, buf, len);
+	return gl_trace_read(src->fd, buf, len);
+}
+
+bool gl_source_trace_pending(const struct gl_source *src)
+{
+	return src->kind == GL_SOURCE_BPF && gl_bpf_trace_pending(src->bpf);
+}
+
+int gl_source_bpf_pin(char *err, size_t errlen)
+{
+	return gl_bpf_pin(err, errlen);
+}
+
+int gl_source_bpf_unpin(char *err, size_t errlen)
+{
+	return gl_bpf_unpin(err, errlen);
+}
+
+bool gl_source_bpf_pinned(void)
+{
+	return gl_bpf_pinned();
+}

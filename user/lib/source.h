@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libgpulat sources: where the series come from.  The module
+ * (/dev/gpulat) or the BPF programs of bpf/ fill the same series,
+ * counters and trace records; a struct gl_source hides which, so every
+ * command works on either (Documentation/bpf.rst).
+ *
+ *   kmod  /dev/gpulat: the module's totals since load, its trace
+ *   bpf   the BPF programs: pinned in bpffs by `gpulat attach` (totals
+ *         since then, kept between commands), else loaded for this
+ *         process alone (totals since it started)
+ *   auto  the module when it is loaded, else bpf
+ */
+#ifndef _GPULAT_USER_SOURCE_H
+#define _GPULAT_USER_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct gl_snapshot;
+struct gl_source;
+
+enum gl_source_kind {
+	GL_SOURCE_AUTO,
+	GL_SOURCE_KMOD,
+	GL_SOURCE_BPF,
+};
+
+/* Environment variable that picks the source when --source is not given. */
+#define GL_SOURCE_ENV	"GPULAT_SOURCE"
+/* Where `gpulat attach` pins the BPF source. */
+#define GL_BPF_PIN_DIR	"/sys/fs/bpf/gpulat"
+
+/* gl_source_parse - "auto", "kmod" (or "module"), "bpf"; 0 or -EINVAL */
+int gl_source_parse(const char *s, enum gl_source_kind *kind);
+
+/*
+ * gl_source_open - open the source @want names; the source, or NULL
+ * with the reason (and what to do) on @err and -errno in *@ret (auto:
+ * -ENOENT when neither the module nor BPF can serve, as for no module)
+ */
+struct gl_source *gl_source_open(enum gl_source_kind want, int *ret,
+				 char *err, size_t errlen);
+void gl_source_close(struct gl_source *src);
+
+enum gl_source_kind gl_source_kind(const struct gl_source *src);
+/* gl_source_describe - "module /dev/gpulat (ABI 1.2)", "BPF, pinned ..." */
+const char *gl_source_describe(const struct gl_source *src, char *buf,
+			       size_t len);
+/* gl_source_fd - the module's file, -1 for BPF */
+int gl_source_fd(const struct gl_source *src);
+/*
+ * gl_source_fresh - whether the series only start now (BPF loaded for
+ * this process): totals say nothing, watch a window instead
+ */
+bool gl_source_fresh(const struct gl_source *src);
+/* gl_source_version - ABI of the source (BPF: this tool's) */
+void gl_source_version(const struct gl_source *src, uint32_t *major,
+		       uint32_t *minor);
+
+int gl_source_snapshot(struct gl_source *src, struct gl_snapshot **out,
+		       char *err, size_t errlen);
+int gl_source_reset(struct gl_source *src);
+int gl_source_family_switch(struct gl_source *src, uint32_t family, bool on);
+int gl_source_threshold(struct gl_source *src, uint32_t family, bool set,
+			uint64_t *ns);
+
+/*
+ * The outlier trace.  gl_source_poll_fd() is the file to poll for
+ * POLLIN; the first call (or read) makes this process a reader, which
+ * sees the records written from then on.  gl_source_trace_read() fills
+ * @buf with whole records in the ABI layout (-EAGAIN: none now).
+ */
+int gl_source_poll_fd(struct gl_source *src);
+ssize_t gl_source_trace_read(struct gl_source *src, void *buf, size_t len);
+/* records read from the source but not yet returned (poll misses them) */
+bool gl_source_trace_pending(const struct gl_source *src);
+
+/* gl_source_bpf_pin - pin the BPF source in GL_BPF_PIN_DIR (gpulat attach) */
+int gl_source_bpf_pin(char *err, size_t errlen);
+/* gl_source_bpf_unpin - remove the pins: the programs detach */
+int gl_source_bpf_unpin(char *err, size_t errlen);
+/* gl_source_bpf_pinned - whether GL_BPF_PIN_DIR holds a BPF source */
+bool gl_source_bpf_pinned(void);
+
+#endif /* _GPULAT_USER_SOURCE_H */
