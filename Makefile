@@ -3,6 +3,7 @@
 # gpulat top-level build.
 #
 #   make              the module (against the running kernel) and the tool
+#   make run          set up, run gpulat on this machine (module, else BPF)
 #   make demo         set up, boot the module in a VM under load, show it
 #   make check        set up and run every test (host, fuzz, VM kernels)
 #
@@ -20,7 +21,7 @@ include user/user.mk
 include scripts/install.mk
 
 .PHONY: all module module-clean guest guest-tests setup checkpatch \
-	modules-check vmtest check demo clean bench bench-quick bpftest \
+	modules-check vmtest check demo run clean bench bench-quick bpftest \
 	script-tests guest-stress stress stress-quick check-debug stress-debug
 
 all: user
@@ -130,6 +131,11 @@ bpftest: user
 	 if [ $$rc -eq 4 ]; then echo "SKIPPED bpftest (see the reason above)"; \
 	 elif [ $$rc -ne 0 ]; then echo "not ok bpftest"; exit 1; \
 	 else echo "ok bpftest"; fi
+
+# Run gpulat on this machine for a short window: the module when it is
+# loaded or loadable, else the BPF source (scripts/run-host).
+run: setup user
+	@scripts/run-host
 
 check: setup
 	$(MAKE) unit

@@ -44,7 +44,9 @@ enum gpulat_exit {
 	X(SNAPSHOT, snapshot) \
 	X(TRACE, trace) \
 	X(DIAGNOSE, diagnose) \
-	X(REPORT, report)
+	X(REPORT, report) \
+	X(ATTACH, attach) \
+	X(DETACH, detach)
 
 enum gpulat_cmd {
 	GPULAT_CMD_NONE,
@@ -168,6 +170,20 @@ void gpulat_usage(FILE *f, enum gpulat_cmd cmd);
  */
 int gpulat_source_open(const struct gpulat_opts *o, struct gl_source **src,
 		       uint32_t *major, uint32_t *minor, FILE *err);
+/* gpulat_view_source - name @src in @v (status, hist): "kmod" or "bpf" */
+void gpulat_view_source(struct view *v, const struct gl_source *src,
+			char *buf, size_t len);
+/*
+ * gpulat_fresh_wait - a source loaded for this command (BPF, not pinned)
+ * has counted nothing yet: say so on stderr and wait @seconds, so that
+ * its totals cover that window.  Returns whether it waited.
+ */
+bool gpulat_fresh_wait(const struct gl_source *src, double seconds);
+/* gpulat_fresh_note - the note alone, no wait; whether @src is fresh */
+bool gpulat_fresh_note(const struct gl_source *src, double seconds);
+/* The window a command on a fresh source shows for its totals. */
+#define GPULAT_FRESH_SECONDS	2.0
+
 /* gpulat_device_exit - exit code of a gpulat_source_open() error */
 int gpulat_device_exit(int err);
 /*

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpulat.h"
@@ -27,6 +28,36 @@ int gpulat_source_open(const struct gpulat_opts *o, struct gl_source **src,
 	}
 	gl_source_version(*src, major, minor);
 	return 0;
+}
+
+void gpulat_view_source(struct view *v, const struct gl_source *src,
+			char *buf, size_t len)
+{
+	v->source = gl_source_kind(src) == GL_SOURCE_BPF ? "bpf" : "kmod";
+	v->source_desc = gl_source_describe(src, buf, len);
+}
+
+bool gpulat_fresh_note(const struct gl_source *src, double seconds)
+{
+	if (!gl_source_fresh(src))
+		return false;
+	fprintf(stderr, "gpulat: the BPF source was loaded for this command and counts from now: the next %.0f s (gpulat attach keeps it attached between commands)\n",
+		seconds);
+	return true;
+}
+
+bool gpulat_fresh_wait(const struct gl_source *src, double seconds)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)seconds,
+		.tv_nsec = (long)((seconds - (time_t)seconds) * 1e9),
+	};
+
+	if (!gpulat_fresh_note(src, seconds))
+		return false;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	return true;
 }
 
 /* gpulat_device_exit - exit code of a gpulat_source_open() error */

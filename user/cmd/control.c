@@ -119,6 +119,14 @@ int control_run(const struct gpulat_opts *o)
 	ret = gpulat_source_open(o, &src, &major, &minor, stderr);
 	if (ret)
 		return gpulat_device_exit(ret);
+	/* the programs of this command's own load go with it */
+	if (gl_source_fresh(src)) {
+		fprintf(stderr, "gpulat: %s: the BPF source is not attached between commands, so there is nothing to %s; run gpulat attach first\n",
+			gpulat_command_of(o->cmd)->name,
+			gpulat_command_of(o->cmd)->name);
+		gl_source_close(src);
+		return GPULAT_EXIT_ERROR;
+	}
 	if (o->cmd != GPULAT_CMD_RESET) {
 		ret = control_family(o, src);
 		gl_source_close(src);

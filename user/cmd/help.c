@@ -8,9 +8,10 @@
 #include "gpulat.h"
 
 static const char usage_head[] =
-"usage: gpulat [-h] [-V] COMMAND [ARGS]\n"
+"usage: gpulat [-h] [-V] [--source auto|kmod|bpf] COMMAND [ARGS]\n"
 "\n"
-"Latency histograms of the gpulat kernel module (/dev/gpulat).\n"
+"Latency histograms of the gpulat kernel module (/dev/gpulat), or of\n"
+"the same probes as BPF programs where the module is not loaded.\n"
 "\n"
 "commands:\n";
 
@@ -19,9 +20,14 @@ static const char usage_tail[] =
 "options:\n"
 "  -h, --help      show this help (gpulat COMMAND -h: help on COMMAND)\n"
 "  -V, --version   show the tool's version and ABI version\n"
+"  --source SOURCE where the series come from (also GPULAT_SOURCE):\n"
+"                  kmod, the module; bpf, the BPF programs (pinned by\n"
+"                  gpulat attach, else loaded for the command); auto\n"
+"                  (default), the module when it is loaded, else bpf\n"
 "\n"
-"exit status: 0 ok, 1 bad usage or error, 2 module not loaded,\n"
-"3 module ABI incompatible with this tool\n"
+"exit status: 0 ok, 1 bad usage or error, 2 no source (module not\n"
+"loaded, and BPF not possible where auto), 3 module ABI incompatible\n"
+"with this tool\n"
 "\n"
 "EXAMPLES:\n"
 "    gpulat status              # is the module loaded, what is attached\n"
@@ -33,7 +39,8 @@ static const char usage_tail[] =
 "    gpulat snapshot -o s.bin   # save a snapshot for a bug report\n"
 "    gpulat trace -t sched=5ms  # every run-queue wait of 5 ms or more\n"
 "    gpulat diagnose            # what causes the spikes, ranked\n"
-"    gpulat report -o r.tar.gz  # everything a vendor needs, in one file\n";
+"    gpulat report -o r.tar.gz  # everything a vendor needs, in one file\n"
+"    gpulat --source bpf attach # no module: BPF, attached until detach\n";
 
 /* usage_main - the tool's help: every command and every family */
 static void usage_main(FILE *f)

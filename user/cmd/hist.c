@@ -105,7 +105,8 @@ int hist_run(const struct gpulat_opts *o)
 			  .per_key = o->per_key, .summary = o->summary };
 	const struct gpulat_snap_header *h;
 	struct gl_snapshot *s = NULL;
-	char kernel[128], msg[256];
+	char kernel[128], msg[256], desc[160];
+	struct gpulat_opts w;
 	struct gl_source *src;
 	int ret;
 
@@ -128,6 +129,18 @@ int hist_run(const struct gpulat_opts *o)
 		return gpulat_device_exit(ret);
 	v.kernel = gpulat_kernel_release(kernel, sizeof(kernel));
 	v.clock = true;
+	gpulat_view_source(&v, src, desc, sizeof(desc));
+	if (!o->has_interval && gl_source_fresh(src)) {
+		/* nothing counted yet: one window instead of totals */
+		w = *o;
+		w.has_interval = true;
+		w.interval_s = GPULAT_FRESH_SECONDS;
+		w.count = 1;
+		gpulat_fresh_note(src, w.interval_s);
+		ret = hist_loop(&w, src, &v);
+		gl_source_close(src);
+		return ret;
+	}
 	if (o->has_interval) {
 		ret = hist_loop(o, src, &v);
 		gl_source_close(src);

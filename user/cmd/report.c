@@ -57,6 +57,8 @@ static int report_open(struct report *r, struct gl_source **srcp)
 	ret = gpulat_source_open(r->o, srcp, &r->major, &r->minor, m);
 	fclose(m);
 	code = ret ? gpulat_device_exit(ret) : GPULAT_EXIT_OK;
+	if (!ret)
+		gl_source_describe(*srcp, r->source, sizeof(r->source));
 	if (code != GPULAT_EXIT_NO_MODULE) {
 		/* Permission, ABI: the person can fix those; say so and stop. */
 		if (code)

@@ -20,6 +20,7 @@ int snapshot_run(const struct gpulat_opts *o)
 	ret = gpulat_source_open(o, &src, &major, &minor, stderr);
 	if (ret)
 		return gpulat_device_exit(ret);
+	gpulat_fresh_wait(src, GPULAT_FRESH_SECONDS);
 	ret = gl_source_snapshot(src, &s, msg, sizeof(msg));
 	gl_source_close(src);
 	if (ret) {

@@ -548,9 +548,7 @@ int status_run(const struct gpulat_opts *o)
 				status_print_json(stdout, NULL, &v);
 			return gpulat_device_exit(ret);
 		}
-		v.source = gl_source_kind(src) == GL_SOURCE_BPF ? "bpf" :
-								  "kmod";
-		v.source_desc = gl_source_describe(src, desc, sizeof(desc));
+		gpulat_view_source(&v, src, desc, sizeof(desc));
 		ret = gl_source_snapshot(src, &s, msg, sizeof(msg));
 		gl_source_close(src);
 		if (ret) {

@@ -180,7 +180,7 @@ static bool diag_family_on(const struct gl_snapshot *s, uint32_t fam,
 		failed |= p->state == GPULAT_PROBE_FAILED;
 	}
 	snprintf(why, len, "the %s family is %s", gl_family_name(fam),
-		 !seen ? "not in the module" :
+		 !seen ? "not in the source" :
 		 missing ? "off: tracepoints missing on this kernel" :
 		 failed ? "off: its tracepoints failed to attach" :
 		 "switched off (gpulat enable)");

@@ -98,7 +98,7 @@ void hist_print_json(FILE *f, const struct gl_snapshot *s,
 	json_u64(&j, "minor", hdr->abi_minor);
 	json_object_end(&j);
 	json_str(&j, "kernel", view_kernel(v, s));
-	json_str(&j, "source", "kmod");
+	json_str(&j, "source", v->source ? v->source : "kmod");
 	if (v->is_interval)
 		json_double(&j, "interval_s", v->interval_s);
 	else

@@ -136,9 +136,13 @@ static char *report_header(struct report *r)
 		GPULAT_ABI_MINOR);
 	if (r->module[0])
 		fprintf(f, "module:    absent: %s\n", r->module);
+	else if (r->source[0] && strncmp(r->source, "module", 6))
+		fprintf(f, "module:    not used\n");
 	else
 		fprintf(f, "module:    ABI %u.%u (/dev/gpulat)\n", r->major,
 			r->minor);
+	if (r->source[0])
+		fprintf(f, "source:    %s\n", r->source);
 	if (r->watched)
 		fprintf(f, "window:    %.1f s (asked %.1f s), %zu intervals of %.1f s%s\n",
 			r->w.duration_s, r->duration_s, r->w.nr_intervals,

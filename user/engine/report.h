@@ -37,6 +37,7 @@ struct report {
 	bool interrupted;		/* a signal ended the wait early */
 	double waited_s;		/* without the module: time waited */
 	char module[512];		/* why the module is absent; "" if read */
+	char source[160];	/* the source watched, described; "" if none */
 	uint32_t major, minor;
 };
 

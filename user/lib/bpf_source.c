@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -401,10 +403,18 @@ static void bs_detach_tp(struct gl_bpf_tpst *t)
 	t->state = GPULAT_PROBE_DISABLED;
 }
 
+/* bs_pin_path - where @name is pinned; bpffs refuses dots in names */
 static void bs_pin_path(char *buf, size_t len, const char *kind,
 			const char *name)
 {
-	snprintf(buf, len, "%s/%s/%s", GL_BPF_PIN_DIR, kind, name);
+	char *p;
+	int n;
+
+	n = snprintf(buf, len, "%s/%s/", GL_BPF_PIN_DIR, kind);
+	snprintf(buf + n, len - n, "%s", name);
+	for (p = buf + n; *p; p++)
+		if (*p == '.')
+			*p = '_';
 }
 
 static const char *bs_prog_name(char *buf, size_t len, uint32_t f,
@@ -713,11 +723,21 @@ int gl_bpf_threshold(struct gl_bpf *b, uint32_t family, bool set,
 
 /* --- Pins --------------------------------------------------------------- */
 
+#define BS_BPFFS		"/sys/fs/bpf"
+#define BS_BPF_FS_MAGIC		0xcafe4a11
+
+/* bs_mkdirs - the pin folders, on bpffs (mounted first if not, as bpftool does) */
 static int bs_mkdirs(void)
 {
 	static const char *const sub[] = { "", "/maps", "/progs", "/links" };
+	struct statfs fs;
 	char path[256];
 	unsigned int i;
+
+	if (statfs(BS_BPFFS, &fs) || fs.f_type != BS_BPF_FS_MAGIC) {
+		if (mount("bpf", BS_BPFFS, "bpf", 0, "mode=0700"))
+			return -errno;
+	}
 
 	for (i = 0; i < ARRAY_SIZE(sub); i++) {
 		snprintf(path, sizeof(path), "%s%s", GL_BPF_PIN_DIR, sub[i]);
