@@ -54,18 +54,25 @@ static inline __u32 gpulat_hist_msb(__u64 v)
 #endif
 }
 
+/*
+ * gpulat_hist_slot_msb - slot of @ns within the buckets' range, given
+ * @msb, its highest set bit
+ */
+static inline __u32 gpulat_hist_slot_msb(__u64 ns, __u32 msb)
+{
+	__u32 sub = (ns >> (msb - GPULAT_HIST_SUB_BITS)) & (GPULAT_HIST_SUBS - 1);
+
+	return 1 + ((msb - GPULAT_HIST_MIN_SHIFT) << GPULAT_HIST_SUB_BITS) + sub;
+}
+
 /* gpulat_hist_slot - slot of a nanosecond value: O(1), no loop */
 static inline __u32 gpulat_hist_slot(__u64 ns)
 {
-	__u32 msb, sub;
-
 	if (ns < (1ULL << GPULAT_HIST_MIN_SHIFT))
 		return 0;
 	if (ns >= (1ULL << GPULAT_HIST_MAX_SHIFT))
 		return GPULAT_HIST_OVERFLOW;
-	msb = gpulat_hist_msb(ns);
-	sub = (ns >> (msb - GPULAT_HIST_SUB_BITS)) & (GPULAT_HIST_SUBS - 1);
-	return 1 + ((msb - GPULAT_HIST_MIN_SHIFT) << GPULAT_HIST_SUB_BITS) + sub;
+	return gpulat_hist_slot_msb(ns, gpulat_hist_msb(ns));
 }
 
 /* gpulat_hist_lower - smallest value that lands in @slot */

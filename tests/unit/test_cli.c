@@ -95,6 +95,43 @@ TEST(parse_valid)
 	ASSERT_TRUE(o.summary);
 }
 
+/* --source before the command, or GPULAT_SOURCE; auto by default. */
+TEST(parse_source)
+{
+	struct gpulat_opts o;
+	char err[512];
+
+	unsetenv(GL_SOURCE_ENV);
+	ASSERT_EQ(0, parse(&o, err, "hist"));
+	ASSERT_EQ(GL_SOURCE_AUTO, o.source);
+	ASSERT_EQ(0, parse(&o, err, "--source", "bpf", "hist", "1"));
+	ASSERT_EQ(GL_SOURCE_BPF, o.source);
+	ASSERT_EQ(GPULAT_CMD_HIST, o.cmd);
+	ASSERT_EQ(1.0, o.interval_s);
+	ASSERT_EQ(0, parse(&o, err, "--source=kmod", "status"));
+	ASSERT_EQ(GL_SOURCE_KMOD, o.source);
+	ASSERT_EQ(0, parse(&o, err, "--source=module", "status"));
+	ASSERT_EQ(GL_SOURCE_KMOD, o.source);
+	ASSERT_EQ(0, parse(&o, err, "--source", "kmod", "--source", "auto",
+			   "attach"));
+	ASSERT_EQ(GL_SOURCE_AUTO, o.source);
+	ASSERT_EQ(GPULAT_CMD_ATTACH, o.cmd);
+	ASSERT_NE(0, parse(&o, err, "--source", "dkms", "hist"));
+	ASSERT_NE(NULL, strstr(err, "auto, kmod or bpf"));
+	ASSERT_NE(0, parse(&o, err, "--source"));
+	ASSERT_NE(0, parse(&o, err, "--source=", "hist"));
+	ASSERT_NE(0, parse(&o, err, "--sourcery", "hist"));
+	setenv(GL_SOURCE_ENV, "bpf", 1);
+	ASSERT_EQ(0, parse(&o, err, "hist"));
+	ASSERT_EQ(GL_SOURCE_BPF, o.source);
+	ASSERT_EQ(0, parse(&o, err, "--source", "kmod", "hist"));
+	ASSERT_EQ(GL_SOURCE_KMOD, o.source);
+	setenv(GL_SOURCE_ENV, "nope", 1);
+	ASSERT_NE(0, parse(&o, err, "hist"));
+	ASSERT_NE(NULL, strstr(err, GL_SOURCE_ENV));
+	setenv(GL_SOURCE_ENV, "kmod", 1);	/* as make unit runs it */
+}
+
 /* enable, disable: the families in order, once each; reset: nothing. */
 TEST(parse_control)
 {

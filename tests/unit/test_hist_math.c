@@ -72,6 +72,44 @@ TEST(slot_every_edge)
 	ASSERT_EQ(224, edges);
 }
 
+/*
+ * The BPF programs' slot (the shift cascade: clang 14 cannot compile
+ * __builtin_clzll for BPF) is the module's and the tool's at every slot
+ * boundary, one below and one above, and at every power of two.
+ */
+TEST(cascade_slot_every_edge)
+{
+	uint64_t v, probe[3];
+	uint32_t s, k, i;
+	int n = 0;
+
+	for (s = 1; s < GPULAT_HIST_OVERFLOW; s++) {
+		v = gpulat_hist_lower(s);
+		probe[0] = v - 1;
+		probe[1] = v;
+		probe[2] = v + 1;
+		for (i = 0; i < 3; i++) {
+			v = probe[i];
+			if (v < (1ULL << GPULAT_HIST_MIN_SHIFT))
+				continue;
+			ASSERT_EQ(63 - __builtin_clzll(v),
+				  gpulat_hist_msb_cascade(v));
+			ASSERT_EQ(gpulat_hist_slot(v),
+				  gpulat_hist_slot_msb(v,
+						       gpulat_hist_msb_cascade(v)));
+			n++;
+		}
+	}
+	ASSERT_EQ(224 * 3 - 1, n);
+	for (k = 0; k < 64; k++)
+		for (i = 0; i < 3; i++) {
+			v = (1ULL << k) + i - 1;
+			if (v)
+				ASSERT_EQ(63 - __builtin_clzll(v),
+					  gpulat_hist_msb_cascade(v));
+		}
+}
+
 TEST(bounds_round_trip)
 {
 	uint32_t i;
