@@ -167,8 +167,29 @@ static __always_inline void gl_ghist_record(struct gl_bpf_hist *h,
 		return v;						\
 	}
 
-/* gl_hit - tracepoint @i of family @fam ran (struct gpulat_probe.hits) */
-#define gl_hit(fam, i)	gl_count(fam, GL_BPF_HIT(i))
+/* Set before load by the tests (gpulat.bpf.c); constant to the verifier. */
+extern const volatile __u32 gl_test_reject;
+
+/*
+ * gl_reject - when the tests ask (GPULAT_BPF_TEST_REJECT), make family
+ * @fam's programs read above the stack, which the verifier refuses; the
+ * value is known at load, so otherwise the check is pruned away
+ */
+static __always_inline void gl_reject(__u32 fam)
+{
+	if (gl_test_reject == fam)
+		asm volatile("r0 = *(u64 *)(r10 + 8)" ::: "r0");
+}
+
+/*
+ * gl_hit - tracepoint @i of family @fam ran (struct gpulat_probe.hits);
+ * each program's first call
+ */
+static __always_inline void gl_hit(__u32 fam, __u32 i)
+{
+	gl_reject(fam);
+	gl_count(fam, GL_BPF_HIT(i));
+}
 
 /*
  * Start stamps of the sched and mm families: the module's packed layout
