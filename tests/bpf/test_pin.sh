@@ -71,6 +71,27 @@ timeout 10 "$GPULAT" trace -t sched=2ms -d 2 >"$T_TMP/tr" 2>&1
 grep -q 'held by' "$T_TMP/tr" && ok "trace on the pinned source names culprits" ||
 	not_ok "trace on the pinned source # $(head -3 "$T_TMP/tr")"
 
+# a reader killed (SIGKILL) leaves the gates open: the next command
+# closes them.  The settings (struct gl_bpf_conf, first in .data) read
+# with bpftool: reader_tgid at byte 160, the gates, 8 x u64, at 0.
+conf() {
+	bpftool -j map dump pinned "$PIN/maps/gpulat_b_data" |
+		"$PY" -c "import json,struct,sys
+v = bytes(int(x, 16) for x in json.load(sys.stdin)[0]['value'])
+print(struct.unpack_from('<I', v, 160)[0], min(struct.unpack_from('<8Q', v, 0)[1:]))"
+}
+"$GPULAT" trace -d 30 >/dev/null 2>&1 &
+tp=$!
+sleep 1
+c1=$(conf)
+kill -9 $tp
+wait $tp 2>/dev/null
+"$GPULAT" status >/dev/null 2>&1
+c2=$(conf)
+[[ ${c1%% *} -eq $tp && $c2 == "0 18446744073709551615" ]] &&
+	ok "a killed reader's open gates are closed by the next command" ||
+	not_ok "a killed reader's gates # reader $tp: before '$c1', after '$c2'"
+
 "$GPULAT" detach >/dev/null && [[ ! -e $PIN ]] &&
 	ok "detach removes the pins" || not_ok "detach"
 "$GPULAT" --source bpf status >"$T_TMP/st2" 2>&1

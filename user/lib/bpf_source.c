@@ -49,6 +49,11 @@ static const struct {
 #undef GPULAT_FAMILY
 };
 
+/* tests/bpf/test_pin.sh reads the settings with bpftool, there. */
+_Static_assert(offsetof(struct gpulat_bpf__data, gl_conf) == 0 &&
+	       offsetof(struct gl_bpf_conf, reader_tgid) == 160,
+	       "the settings lead .data, reader_tgid at byte 160");
+
 /* Verifier rejections retried without the family that failed. */
 #define BS_LOAD_TRIES	GPULAT_FAM_MAX
 
@@ -657,6 +662,29 @@ static int bs_open_pinned(struct gl_bpf *b, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * bs_stale_reader - a reader of the pinned trace that died without
+ * closing the gates (SIGKILL) left the probes writing records nobody
+ * fetches: close them
+ */
+static void bs_stale_reader(struct gl_bpf *b)
+{
+	struct gl_bpf_conf c;
+	char path[64];
+	uint32_t f;
+
+	if (gl_bpf_conf_get(b, &c) || !c.reader_tgid)
+		return;
+	snprintf(path, sizeof(path), "/proc/%u", c.reader_tgid);
+	if (!access(path, F_OK))
+		return;
+	for (f = 0; f < GPULAT_FAM_MAX; f++)
+		c.gate[f] = ~0ULL;
+	c.keep_history = 0;
+	c.reader_tgid = 0;
+	gl_bpf_conf_put(b, &c);
+}
+
 bool gl_bpf_pinned(void)
 {
 	char path[256];
@@ -684,6 +712,8 @@ struct gl_bpf *gl_bpf_open(bool pinned_only, int *ret, char *err,
 	}
 	if (gl_bpf_pinned()) {
 		*ret = bs_open_pinned(b, err, errlen);
+		if (!*ret)
+			bs_stale_reader(b);
 	} else if (pinned_only) {
 		*ret = -ENOENT;
 		gl_set_err(err, errlen, "no BPF source is pinned in %s",
