@@ -42,6 +42,17 @@ struct {
 	__type(value, struct gl_bpf_cnt);
 } gl_cnt SEC(".maps");
 
+/*
+ * Stale in-flight entries the tool removed, by family id (gl_bpf_flight):
+ * written by the tool only, added to the family's expired counter.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, GPULAT_FAM_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} gl_swept SEC(".maps");
+
 /* gl_count - bump counter @idx of family @fam on this CPU */
 static __always_inline void gl_count(__u32 fam, __u32 idx)
 {
