@@ -15,5 +15,6 @@ struct gl_bpf_conf gl_conf = {
 
 #include "sched.bpf.h"
 #include "block.bpf.h"
+#include "net.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

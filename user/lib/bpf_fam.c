@@ -29,6 +29,16 @@ static const struct gl_bpf_tp block_tps[] = {
 
 static const char *const block_drops[] = GPULAT_BLOCK_DROP_NAMES;
 
+static const struct gl_bpf_tp net_tps[] = {
+	{ "net_dev_xmit", "gl_net_xmit", false },
+	{ "net_dev_start_xmit", "gl_net_start_xmit", false },
+	{ "net_dev_queue", "gl_net_queue", false },
+	{ "netif_receive_skb", "gl_net_receive", false },
+	{ "netif_rx", "gl_net_rx", false },
+};
+
+static const char *const net_drops[] = GPULAT_NET_DROP_NAMES;
+
 #define NSEC_PER_MSEC	1000000ULL
 
 #define TPS(t)		.tps = (t), .nr_tps = ARRAY_SIZE(t)
@@ -46,6 +56,13 @@ static const struct gl_bpf_family families[GPULAT_FAM_MAX] = {
 		.inflight = "block_flight", .inflight_per_cpu = 128,
 		.inflight_min = 4096, .expire_ns = 60000 * NSEC_PER_MSEC,
 		.expired_id = GPULAT_BLOCK_EXPIRED,
+	},
+	[GPULAT_FAM_NET] = {
+		.id = GPULAT_FAM_NET, TPS(net_tps), DROPS(net_drops),
+		.keyed = "net", .nr_keyed = 2,
+		.inflight = "net_flight", .inflight_per_cpu = 256,
+		.inflight_min = 4096, .expire_ns = 1000 * NSEC_PER_MSEC,
+		.expired_id = GPULAT_NET_EXPIRED, .pcpu_state = "net_nest",
 	},
 };
 
