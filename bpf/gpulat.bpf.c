@@ -19,5 +19,6 @@ const volatile __u32 gl_test_reject;
 #include "sched.bpf.h"
 #include "block.bpf.h"
 #include "net.bpf.h"
+#include "irq.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

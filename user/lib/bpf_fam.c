@@ -41,6 +41,14 @@ static const char *const net_drops[] = GPULAT_NET_DROP_NAMES;
 
 #define NSEC_PER_MSEC	1000000ULL
 
+/* exit before entry, as the module attaches them (probe_irq.c) */
+static const struct gl_bpf_tp irq_tps[] = {
+	{ "irq_handler_exit", "gl_irq_exit", false },
+	{ "irq_handler_entry", "gl_irq_entry", false },
+};
+
+static const char *const irq_drops[] = GPULAT_IRQ_DROP_NAMES;
+
 #define TPS(t)		.tps = (t), .nr_tps = ARRAY_SIZE(t)
 #define DROPS(d)	.drops = (d), .nr_drops = ARRAY_SIZE(d)
 
@@ -63,6 +71,10 @@ static const struct gl_bpf_family families[GPULAT_FAM_MAX] = {
 		.inflight = "net_flight", .inflight_per_cpu = 256,
 		.inflight_min = 4096, .expire_ns = 1000 * NSEC_PER_MSEC,
 		.expired_id = GPULAT_NET_EXPIRED, .pcpu_state = "net_nest",
+	},
+	[GPULAT_FAM_IRQ] = {
+		.id = GPULAT_FAM_IRQ, TPS(irq_tps), DROPS(irq_drops),
+		.keyed = "irq", .nr_keyed = 1, .pcpu_state = "gl_irq_pc",
 	},
 };
 
