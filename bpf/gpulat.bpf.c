@@ -20,5 +20,6 @@ const volatile __u32 gl_test_reject;
 #include "block.bpf.h"
 #include "net.bpf.h"
 #include "irq.bpf.h"
+#include "softirq.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -49,6 +49,15 @@ static const struct gl_bpf_tp irq_tps[] = {
 
 static const char *const irq_drops[] = GPULAT_IRQ_DROP_NAMES;
 
+/* exit, entry, raise: each before the one that starts its interval */
+static const struct gl_bpf_tp softirq_tps[] = {
+	{ "softirq_exit", "gl_softirq_exit", false },
+	{ "softirq_entry", "gl_softirq_entry", false },
+	{ "softirq_raise", "gl_softirq_raise", false },
+};
+
+static const char *const softirq_drops[] = GPULAT_SOFTIRQ_DROP_NAMES;
+
 #define TPS(t)		.tps = (t), .nr_tps = ARRAY_SIZE(t)
 #define DROPS(d)	.drops = (d), .nr_drops = ARRAY_SIZE(d)
 
@@ -75,6 +84,12 @@ static const struct gl_bpf_family families[GPULAT_FAM_MAX] = {
 	[GPULAT_FAM_IRQ] = {
 		.id = GPULAT_FAM_IRQ, TPS(irq_tps), DROPS(irq_drops),
 		.keyed = "irq", .nr_keyed = 1, .pcpu_state = "gl_irq_pc",
+	},
+	[GPULAT_FAM_SOFTIRQ] = {
+		.id = GPULAT_FAM_SOFTIRQ, TPS(softirq_tps),
+		DROPS(softirq_drops), .pcpu_base = GL_BPF_PCPU_SOFTIRQ,
+		.nr_pcpu = 2 * GPULAT_SOFTIRQ_NR_VECS, .pcpu_vector = true,
+		.pcpu_state = "gl_sirq_pc",
 	},
 };
 

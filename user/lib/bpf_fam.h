@@ -34,6 +34,8 @@ struct gl_bpf_family {
 	unsigned int nr_drops;		/* <= GL_BPF_NR_DROPS */
 	/* per-CPU series 0..nr_pcpu-1 at gl_pcpu[pcpu_base + id] */
 	uint32_t pcpu_base, nr_pcpu;
+	/* per-CPU series id is GPULAT_SOFTIRQ_SERIES(vec, kind): key vec */
+	bool pcpu_vector;
 	/*
 	 * keyed series: map <keyed>_keys (key -> struct gl_bpf_key_hdr and
 	 * nr_keyed struct gl_bpf_hist, series id i at hist i) and

@@ -79,8 +79,10 @@ static int bs_pcpu(struct gl_bpf *b, const struct gl_bpf_family *bf,
 		   const struct cpuset *online, struct bs_build *bb)
 {
 	int fd = gl_bpf_map_fd(b, "gl_pcpu");
+	const struct gl_vector_info *vi;
 	struct gl_bpf_hist *v;
 	uint32_t id, idx, cpu;
+	uint64_t key;
 	int ret = 0;
 
 	v = calloc(b->ncpus, sizeof(*v));
@@ -90,6 +92,9 @@ static int bs_pcpu(struct gl_bpf *b, const struct gl_bpf_family *bf,
 	}
 	for (id = 0; id < bf->nr_pcpu; id++) {
 		idx = bf->pcpu_base + id;
+		/* softirq: key and key_name are the vector's, as the module's */
+		key = bf->pcpu_vector ? id / 2 : 0;
+		vi = bf->pcpu_vector ? gl_vector_info(key) : NULL;
 		if (bpf_map_lookup_elem(fd, &idx, v)) {
 			ret = -errno;
 			break;
@@ -99,7 +104,8 @@ static int bs_pcpu(struct gl_bpf *b, const struct gl_bpf_family *bf,
 				continue;
 			if (bb->s)
 				bs_series_fill(gl_series_at(bb->s, bb->nr_series),
-					       bf->id, id, cpu, 0, "", &v[cpu],
+					       bf->id, id, cpu, key,
+					       vi ? vi->name : "", &v[cpu],
 					       v[cpu].max_ns);
 			bb->nr_series++;
 		}

@@ -29,6 +29,7 @@
 
 #include "bpf_fam.h"
 #include "bpf_int.h"
+#include "bpf_percpu.h"
 #include "bpf_source.h"
 #include "gpulat_user.h"
 #include "libinternal.h"
@@ -360,9 +361,11 @@ static int bs_load(struct gl_bpf *b, char *err, size_t errlen)
 	uint32_t f, bad;
 	unsigned int i;
 	int tries, ret = 0, kind;
+	int64_t sirq_off;
 	char tail[512];
 
 	vmlinux = btf__load_vmlinux_btf();
+	gl_bpf_sirq_pending_off(vmlinux, &sirq_off);
 	for (tries = 0; tries < BS_LOAD_TRIES; tries++) {
 		b->skel = gpulat_bpf__open();
 		if (!b->skel) {
@@ -371,6 +374,7 @@ static int bs_load(struct gl_bpf *b, char *err, size_t errlen)
 				   strerror(-ret));
 			break;
 		}
+		b->skel->rodata->gl_sirq_pending_rq_off = sirq_off;
 		ret = bs_size_inflight(b);
 		if (ret) {
 			gl_set_err(err, errlen,
