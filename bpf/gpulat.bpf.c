@@ -21,5 +21,6 @@ const volatile __u32 gl_test_reject;
 #include "net.bpf.h"
 #include "irq.bpf.h"
 #include "softirq.bpf.h"
+#include "mm.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -58,6 +58,16 @@ static const struct gl_bpf_tp softirq_tps[] = {
 
 static const char *const softirq_drops[] = GPULAT_SOFTIRQ_DROP_NAMES;
 
+/* ends before begins; no compaction events without CONFIG_COMPACTION */
+static const struct gl_bpf_tp mm_tps[] = {
+	{ "mm_vmscan_direct_reclaim_end", "gl_mm_reclaim_end", false },
+	{ "mm_vmscan_direct_reclaim_begin", "gl_mm_reclaim_begin", false },
+	{ "mm_compaction_end", "gl_mm_compaction_end", true },
+	{ "mm_compaction_begin", "gl_mm_compaction_begin", true },
+};
+
+static const char *const mm_drops[] = GPULAT_MM_DROP_NAMES;
+
 #define TPS(t)		.tps = (t), .nr_tps = ARRAY_SIZE(t)
 #define DROPS(d)	.drops = (d), .nr_drops = ARRAY_SIZE(d)
 
@@ -90,6 +100,10 @@ static const struct gl_bpf_family families[GPULAT_FAM_MAX] = {
 		DROPS(softirq_drops), .pcpu_base = GL_BPF_PCPU_SOFTIRQ,
 		.nr_pcpu = 2 * GPULAT_SOFTIRQ_NR_VECS, .pcpu_vector = true,
 		.pcpu_state = "gl_sirq_pc",
+	},
+	[GPULAT_FAM_MM] = {
+		.id = GPULAT_FAM_MM, TPS(mm_tps), DROPS(mm_drops),
+		.pcpu_base = GL_BPF_PCPU_MM, .nr_pcpu = 3,
 	},
 };
 
