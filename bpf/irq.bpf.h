@@ -157,8 +157,7 @@ static __always_inline __u64 gl_irq_pop(struct gl_irq_pcpu *pc, __u64 action)
 	return 0;
 }
 
-GL_TP(irq_handler_exit, gl_irq_exit, int irq, struct irqaction *action,
-      int ret)
+GL_TP(irq_handler_exit, gl_irq_exit, int irq, struct irqaction *action, int ret)
 {
 	struct gl_irq_pcpu *pc = gl_irq_this();
 	__u64 now = bpf_ktime_get_ns(), start, key, *max;
