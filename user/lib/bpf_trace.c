@@ -330,8 +330,17 @@ int gl_bpf_poll_fd(struct gl_bpf *b)
 	return ring_buffer__epoll_fd(b->rb);
 }
 
-bool gl_bpf_trace_pending(const struct gl_bpf *b)
+/*
+ * gl_bpf_trace_pending - records staged, or in the ring: fetched here,
+ * without a system call, because the ring buffer's wakeup can be lost
+ * (a reader that only reads after poll() says so could wait for good)
+ */
+bool gl_bpf_trace_pending(struct gl_bpf *b)
 {
+	if (b->stage_off < b->stage_len)
+		return true;
+	if (!b->reader || ring_buffer__consume(b->rb) <= 0)
+		return false;
 	return b->stage_off < b->stage_len;
 }
 
@@ -344,7 +353,7 @@ ssize_t gl_bpf_trace_read(struct gl_bpf *b, void *buf, size_t len)
 	ret = bs_reader(b);
 	if (ret)
 		return ret;
-	if (!gl_bpf_trace_pending(b)) {
+	if (b->stage_off == b->stage_len) {
 		ret = ring_buffer__consume(b->rb);
 		if (ret < 0)
 			return ret;
@@ -358,7 +367,7 @@ ssize_t gl_bpf_trace_read(struct gl_bpf *b, void *buf, size_t len)
 		n += h->size;
 	}
 	if (!n) {
-		if (gl_bpf_trace_pending(b))
+		if (b->stage_off < b->stage_len)
 			return -EINVAL;	/* @buf too small for the next */
 		return -EAGAIN;
 	}
