@@ -14,5 +14,6 @@ struct gl_bpf_conf gl_conf = {
 };
 
 #include "sched.bpf.h"
+#include "nvidia.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
