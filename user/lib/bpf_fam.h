@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct gl_bpf;
+
 /* One tracepoint a family hooks, and its program (bpf/<family>.bpf.h). */
 struct gl_bpf_tp {
 	const char *tracepoint;	/* "sched_switch"; "nvidia:x" in a module */
@@ -40,7 +42,17 @@ struct gl_bpf_family {
 	uint32_t nr_keyed;
 	/* keyed series a key lists: those with samples only (nvidia mixes keys) */
 	bool keyed_sparse;
+	/*
+	 * the module's family ops: clear runs before the programs attach
+	 * (none of them attached), the task iterator iter_prog (bpf/, an
+	 * "iter/task" program) once after; NULL: none
+	 */
+	int (*clear)(struct gl_bpf *b);
+	const char *iter_prog;
 };
+
+/* bpf_nvidia.c */
+int gl_bpf_nv_clear(struct gl_bpf *b);
 
 /* gl_bpf_family - the row of @family; NULL when the BPF source has none */
 const struct gl_bpf_family *gl_bpf_family(uint32_t family);
