@@ -21,10 +21,15 @@
 #define GL_GOLDEN_RATIO_64	0x61C8864680B583EBULL
 
 struct gl_nv_verdict {
-	__u64 id;	/* the action's identity */
-	__u64 key;	/* its key, when it is the driver's */
+	/* the action's identity */
+	__u64 handler;
+	__u64 dev_id;
+	__u64 name;
+	__u32 irq;
 	__u32 gen;	/* gl_bpf_nv_state.gen when decided */
+	__u64 key;	/* its key, when it is the driver's */
 	__u32 flags;	/* GL_NV_OURS, GL_NV_NOKEY */
+	__u32 pad;
 };
 
 struct {
@@ -33,23 +38,6 @@ struct {
 	__type(key, __u64);
 	__type(value, struct gl_nv_verdict);
 } gl_nv_verdict SEC(".maps");
-
-static __always_inline __u64 gl_nv_rol(__u64 x, int r)
-{
-	return x << r | x >> (64 - r);
-}
-
-/*
- * gl_nv_action_id - what tells apart two actions at one address (the
- * cache's key): no arithmetic on the address itself, which tp_btf types
- * as a pointer
- */
-static __always_inline __u64 gl_nv_action_id(int irq, __u64 handler,
-					     __u64 dev_id, __u64 name)
-{
-	return (handler ^ gl_nv_rol(dev_id, 21) ^ gl_nv_rol(name, 42) ^
-		(__u32)irq) * GL_GOLDEN_RATIO_64;
-}
 
 /*
  * gl_nv_irq_key - the module's gpulat_irq_key(): the IRQ in bits 0-31,
@@ -131,17 +119,25 @@ static __always_inline void gl_nv_irq_name(char *name, __u32 len, int irq)
  */
 static __always_inline void gl_nv_decide(struct gl_bpf_nv_state *st, int irq,
 					 struct irqaction *action, __u64 a,
-					 __u64 handler, __u64 name,
 					 struct gl_nv_verdict *v)
 {
 	struct gl_nv_cpu *c = gl_nv_cpu_get();
+	__u64 handler, name;
 	struct irqaction *sec;
 	struct task_struct *t;
 	__u32 nokey;
 	long n;
 
+	/* read again as numbers: tp_btf's loads may be typed pointers */
+	handler = (__u64)BPF_CORE_READ(action, handler);
+	name = (__u64)BPF_CORE_READ(action, name);
+	v->handler = handler;
+	v->dev_id = (__u64)BPF_CORE_READ(action, dev_id);
+	v->name = name;
+	v->irq = irq;
 	v->key = 0;
 	v->flags = 0;
+	v->pad = 0;
 	if (!c || !name)
 		goto cache;
 	__builtin_memset(c->new_key.hdr.name, 0, sizeof(c->new_key.hdr.name));
@@ -170,28 +166,34 @@ cache:
 	bpf_map_update_elem(&gl_nv_verdict, &a, v, BPF_ANY);
 }
 
-GL_TP(irq_handler_entry, gl_nv_irq_entry, int irq, struct irqaction *action)
+/*
+ * gl_nv_irq_entry_do - irq_handler_entry of @action, whose handler,
+ * dev_id and name the caller read (compared, never computed with: with
+ * BTF they may be typed pointers): every interrupt of every handler
+ * comes here, the verdict is one map lookup
+ */
+static __always_inline int gl_nv_irq_entry_do(int irq, struct irqaction *action,
+					      const void *handler,
+					      const void *dev_id,
+					      const void *name)
 {
 	struct gl_bpf_nv_state *st = gl_nv_state_get();
-	__u64 a = (__u64)action, handler, name, id;
 	struct gl_nv_verdict *cv, v;
+	__u64 a = (__u64)action;
 	struct gl_nv_cpu *c;
 
 	gl_hit(GPULAT_FAM_NVIDIA, GL_NV_HIT_IRQ_ENTRY);
 	if (!st || !action)
 		return 0;
-	handler = (__u64)BPF_CORE_READ(action, handler);
-	name = (__u64)BPF_CORE_READ(action, name);
-	id = gl_nv_action_id(irq, handler,
-			     (__u64)BPF_CORE_READ(action, dev_id), name);
-	v.id = id;
 	v.gen = st->gen;
 	cv = bpf_map_lookup_elem(&gl_nv_verdict, &a);
-	if (cv && cv->id == id && cv->gen == v.gen) {
+	if (cv && cv->handler == (__u64)handler &&
+	    cv->dev_id == (__u64)dev_id && cv->name == (__u64)name &&
+	    cv->irq == (__u32)irq && cv->gen == v.gen) {
 		v.key = cv->key;
 		v.flags = cv->flags;
 	} else {
-		gl_nv_decide(st, irq, action, a, handler, name, &v);
+		gl_nv_decide(st, irq, action, a, &v);
 	}
 	if (!(v.flags & GL_NV_OURS))
 		return 0;
@@ -206,6 +208,29 @@ GL_TP(irq_handler_entry, gl_nv_irq_entry, int irq, struct irqaction *action)
 	c->irq_nokey = v.flags & GL_NV_NOKEY;
 	c->irq_ts = bpf_ktime_get_ns();
 	return 0;
+}
+
+/*
+ * Not GL_TP: with BTF the action's fields are plain loads (a faulting
+ * one reads 0), without it three helper calls; a third of the cost of
+ * the program on every interrupt.
+ */
+SEC("tp_btf/irq_handler_entry")
+int gl_nv_irq_entry(unsigned long long *ctx)
+{
+	struct irqaction *a = (void *)ctx[1];
+
+	return gl_nv_irq_entry_do(ctx[0], a, a->handler, a->dev_id, a->name);
+}
+
+SEC("raw_tp/irq_handler_entry")
+int gl_nv_irq_entry_raw(unsigned long long *ctx)
+{
+	struct irqaction *a = (void *)ctx[1];
+
+	return gl_nv_irq_entry_do(ctx[0], a, BPF_CORE_READ(a, handler),
+				  BPF_CORE_READ(a, dev_id),
+				  BPF_CORE_READ(a, name));
 }
 
 /*
