@@ -247,12 +247,13 @@ static __always_inline bool gl_nv_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* " BH" or " KC" at @i, and the end of comm */
-#define GL_NV_BH_KC(c, i)						\
-	((c)[i] == ' ' &&						\
-	 (((c)[(i) + 1] == 'B' && (c)[(i) + 2] == 'H') ||		\
-	  ((c)[(i) + 1] == 'K' && (c)[(i) + 2] == 'C')) &&		\
-	 !(c)[(i) + 3])
+/* " BH" or " KC" at @i, and the end of comm (@i: a constant, inlined) */
+static __always_inline bool gl_nv_bh_kc(const char *c, int i)
+{
+	return c[i] == ' ' &&
+	       ((c[i + 1] == 'B' && c[i + 2] == 'H') ||
+		(c[i + 1] == 'K' && c[i + 2] == 'C')) && !c[i + 3];
+}
 
 /*
  * gl_nv_kthread_match - the driver's kthreads by comm (cut to 15
@@ -271,15 +272,15 @@ static __always_inline bool gl_nv_kthread_match(const char *c)
 	    c[4] != 'G' || c[5] != 'P' || c[6] != 'U' || !gl_nv_digit(c[7]))
 		return false;
 	if (!gl_nv_digit(c[8]))
-		return GL_NV_BH_KC(c, 8);
+		return gl_nv_bh_kc(c, 8);
 	if (!gl_nv_digit(c[9]))
-		return GL_NV_BH_KC(c, 9);
+		return gl_nv_bh_kc(c, 9);
 	if (!gl_nv_digit(c[10]))
-		return GL_NV_BH_KC(c, 10);
+		return gl_nv_bh_kc(c, 10);
 	if (!gl_nv_digit(c[11]))
-		return GL_NV_BH_KC(c, 11);
+		return gl_nv_bh_kc(c, 11);
 	if (!gl_nv_digit(c[12]))
-		return GL_NV_BH_KC(c, 12);
+		return gl_nv_bh_kc(c, 12);
 	return false;		/* no room for " BH" in 15 characters */
 }
 

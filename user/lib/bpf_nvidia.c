@@ -68,7 +68,7 @@ int gl_bpf_nv_clear(struct gl_bpf *b)
 		gen = st->gen + 1;
 	memset(st, 0, sizeof(*st));
 	st->gen = gen;
-	st->user_tasks = getenv(BS_NV_USER_TASKS_ENV) != NULL;
+	st->user_tasks = !!getenv(BS_NV_USER_TASKS_ENV);
 	if (!pat)
 		pat = BS_NV_PATTERN;
 	st->pattern_len = strnlen(pat, sizeof(st->pattern) - 1);
@@ -77,9 +77,9 @@ int gl_bpf_nv_clear(struct gl_bpf *b)
 		ret = -errno;
 	free(st);
 	/* the first key each time: a walk of a map that changes restarts */
-	for (n = 0; n < BS_NV_DELETES &&
-		    !bpf_map_get_next_key(tfd, NULL, &pid); n++)
-		if (bpf_map_delete_elem(tfd, &pid))
+	for (n = 0; n < BS_NV_DELETES; n++)
+		if (bpf_map_get_next_key(tfd, NULL, &pid) ||
+		    bpf_map_delete_elem(tfd, &pid))
 			break;
 	if (!ret)
 		ret = bs_nv_zero_pcpu(b, cfd);
