@@ -22,5 +22,6 @@ const volatile __u32 gl_test_reject;
 #include "irq.bpf.h"
 #include "softirq.bpf.h"
 #include "mm.bpf.h"
+#include "nvidia.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -67,6 +67,19 @@ static const struct gl_bpf_tp mm_tps[] = {
 };
 
 static const char *const mm_drops[] = GPULAT_MM_DROP_NAMES;
+/* the module's seven in its order, then the driver's Xid tracepoint */
+static const struct gl_bpf_tp nvidia_tps[] = {
+	{ "sched_process_exit", "gl_nv_exit", false },
+	{ "sched_process_fork", "gl_nv_fork", false },
+	{ "task_rename", "gl_nv_rename", false },
+	{ "sched_switch", "gl_nv_switch", false },
+	{ "sched_wakeup", "gl_nv_wakeup", false },
+	{ "irq_handler_exit", "gl_nv_irq_exit", false },
+	{ "irq_handler_entry", "gl_nv_irq_entry", false },
+	{ "nvidia:nvidia_dev_xid", "gl_nv_xid", true },
+};
+
+static const char *const nvidia_drops[] = GPULAT_NV_DROP_NAMES;
 
 #define TPS(t)		.tps = (t), .nr_tps = ARRAY_SIZE(t)
 #define DROPS(d)	.drops = (d), .nr_drops = ARRAY_SIZE(d)
@@ -104,6 +117,12 @@ static const struct gl_bpf_family families[GPULAT_FAM_MAX] = {
 	[GPULAT_FAM_MM] = {
 		.id = GPULAT_FAM_MM, TPS(mm_tps), DROPS(mm_drops),
 		.pcpu_base = GL_BPF_PCPU_MM, .nr_pcpu = 3,
+	},
+	/* every key lists its four series, as the module's */
+	[GPULAT_FAM_NVIDIA] = {
+		.id = GPULAT_FAM_NVIDIA, TPS(nvidia_tps), DROPS(nvidia_drops),
+		.keyed = "nvidia", .nr_keyed = 4,
+		.clear = gl_bpf_nv_clear, .iter_prog = "gl_nv_scan",
 	},
 };
 

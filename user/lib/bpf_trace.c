@@ -211,11 +211,19 @@ static int bs_on_rec(void *ctx, void *data, size_t len)
 {
 	struct gl_bpf *b = ctx;
 	const struct gl_bpf_rec *r = data;
+	const struct gpulat_rec_event *ev = data;
 	struct gpulat_rec_sample s;
 
+	/* a timeline event (an Xid) is the module's record as it is */
+	if (len == sizeof(*ev) && ev->hdr.type == GPULAT_REC_EVENT &&
+	    ev->hdr.size == sizeof(*ev)) {
+		if (bs_stage(b, ev, sizeof(*ev)) && ev->hdr.cpu < b->ncpus)
+			b->lost_seen[ev->hdr.cpu]--;
+		return 0;
+	}
 	if (len != sizeof(*r) || r->s.hdr.type != GPULAT_REC_SAMPLE ||
 	    r->s.hdr.size != sizeof(s))
-		return 0;	/* the programs write samples only */
+		return 0;	/* the programs write no other */
 	memcpy(&s, &r->s, sizeof(s));
 	bs_explain(&s, r);
 	if (bs_stage(b, &s, sizeof(s)) && s.hdr.cpu < b->ncpus)
