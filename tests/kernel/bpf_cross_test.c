@@ -19,6 +19,16 @@
  *     there as a drop (no_start) while the module files it.  The source
  *     attaches SETTLE_US before the first pair, longer than any wait of
  *     the workload, so no such wait ends inside the window.
+ *   - Two callbacks on one tracepoint run one after the other, and each
+ *     source reads the clock in its own: the one called second stamps
+ *     later by the first one's time, at the start event and at the end.
+ *     Those times differ from one event to the other, so each sample of
+ *     the source called second is off by their difference: under
+ *     emulation the means of sched.wakeup and sched.preempt were 3-7 us
+ *     apart with the module called first (it attached at boot), 0-3 us
+ *     with BPF first.  Quantiles within CLOCK_SLACK_NS therefore agree as well as
+ *     those within one bucket (4 us wide at 50 us), and the test says
+ *     when that was needed.
  *   - sched.evicted: the two start tables index pids differently (the
  *     module spreads the low pid bits), so two pids that collide in one
  *     need not collide in the other; the counters are printed, not
@@ -64,6 +74,8 @@ static const char *const src_name[NR_SRC] = { "kmod", "bpf" };
 /* fewer samples than this: the quantiles are not compared */
 #define MIN_QUANTILE	50
 #define SETTLE_US	300000
+/* what the other source's callbacks may add to a sample (see above) */
+#define CLOCK_SLACK_NS	10000
 
 /* the contended CPU: hogs and a sleeper there, the test elsewhere */
 #define VICTIM_CPU	1
@@ -71,7 +83,8 @@ static const char *const src_name[NR_SRC] = { "kmod", "bpf" };
 #define NR_HOGS		2
 #define SLEEP_US	2000
 #define SCHED_WORK_US	2000000
-#define SCHED_MIN	100
+/* the fewest samples a loaded host left (127 at a load of 6): enough to compare */
+#define SCHED_MIN	MIN_QUANTILE
 
 #define NULLB_CONFIGFS	"/sys/kernel/config/nullb"
 #define NULLB_NAME	"gl_cross"
@@ -231,11 +244,29 @@ static int cross_end(FIXTURE_DATA(cross) *self)
 	return ret;
 }
 
-static unsigned int slot_dist(uint64_t a, uint64_t b)
+/*
+ * quantiles_agree - @a and @b in one bucket or the next, or no more than
+ * CLOCK_SLACK_NS apart (said as a diagnostic: the callbacks' order)
+ */
+static bool quantiles_agree(uint64_t a, uint64_t b, const char *q,
+			    const char *name, const char *what)
 {
 	unsigned int x = gpulat_hist_slot(a), y = gpulat_hist_slot(b);
+	uint64_t d = a > b ? a - b : b - a;
 
-	return x > y ? x - y : y - x;
+	if ((x > y ? x - y : y - x) <= 1)
+		return true;
+	if (d > CLOCK_SLACK_NS)
+		return false;
+	ksft_print_msg("%s %s: %s %u buckets apart but %llu ns, within what the other source's callback adds to each sample\n",
+		       name, what, q, x > y ? x - y : y - x,
+		       (unsigned long long)d);
+	return true;
+}
+
+static unsigned long long mean(const struct gl_hist *h)
+{
+	return h->count ? h->sum_ns / h->count : 0;
 }
 
 /*
@@ -263,13 +294,15 @@ static uint64_t cross_series(struct __test_metadata *_metadata,
 		p50[i] = gl_hist_quantile(&h[i], 500000);
 		p99[i] = gl_hist_quantile(&h[i], 990000);
 	}
-	ksft_print_msg("%s %s: kmod %llu samples p50 %llu p99 %llu ns; bpf %llu samples p50 %llu p99 %llu ns\n",
+	ksft_print_msg("%s %s: kmod %llu samples p50 %llu p99 %llu mean %llu ns; bpf %llu samples p50 %llu p99 %llu mean %llu ns\n",
 		       name, what, (unsigned long long)h[KMOD].count,
 		       (unsigned long long)p50[KMOD],
 		       (unsigned long long)p99[KMOD],
+		       mean(&h[KMOD]),
 		       (unsigned long long)h[BPF].count,
 		       (unsigned long long)p50[BPF],
-		       (unsigned long long)p99[BPF]);
+		       (unsigned long long)p99[BPF],
+		       mean(&h[BPF]));
 	hi = h[KMOD].count > h[BPF].count ? h[KMOD].count : h[BPF].count;
 	lo = h[KMOD].count + h[BPF].count - hi;
 	if (!check)
@@ -279,9 +312,9 @@ static uint64_t cross_series(struct __test_metadata *_metadata,
 		TH_LOG("%s %s: counts differ", name, what);
 	if (lo < MIN_QUANTILE)
 		return lo;
-	EXPECT_GE(1, slot_dist(p50[KMOD], p50[BPF]))
+	EXPECT_TRUE(quantiles_agree(p50[KMOD], p50[BPF], "p50", name, what))
 		TH_LOG("%s %s: p50 more than a bucket apart", name, what);
-	EXPECT_GE(1, slot_dist(p99[KMOD], p99[BPF]))
+	EXPECT_TRUE(quantiles_agree(p99[KMOD], p99[BPF], "p99", name, what))
 		TH_LOG("%s %s: p99 more than a bucket apart", name, what);
 	return lo;
 }
