@@ -159,7 +159,7 @@ TEST(every_family_attaches)
 	struct gl_snapshot *k = NULL, *b = NULL;
 	struct gl_source *src;
 	char err[1024], missing[512];
-	unsigned int bad = 0, fam_bad, nr_fam = 0;
+	unsigned int bad = 0, fam_bad, attached, nr_fam = 0;
 	size_t i, off;
 	uint32_t fam;
 	int kfd, ret;
@@ -187,6 +187,7 @@ TEST(every_family_attaches)
 		missing[0] = '\0';
 		off = 0;
 		fam_bad = bad;
+		attached = 0;
 		for (i = 0; i < gl_snapshot_nr_probes(b); i++) {
 			const struct gpulat_probe *p = gl_snapshot_probe(b, i);
 
@@ -194,6 +195,7 @@ TEST(every_family_attaches)
 				continue;
 			switch (p->state) {
 			case GPULAT_PROBE_ATTACHED:
+				attached++;
 				break;
 			case GPULAT_PROBE_MISSING:
 				if (module_has(k, fam, p->tracepoint) ||
@@ -220,6 +222,9 @@ TEST(every_family_attaches)
 		if (bad > fam_bad)
 			ksft_print_msg("family %s: %u probes neither attached nor missing\n",
 				       gl_family_name(fam), bad - fam_bad);
+		else if (!attached)
+			ksft_print_msg("family %s: every tracepoint missing on this kernel, which lacks them: %s\n",
+				       gl_family_name(fam), missing);
 		else
 			ksft_print_msg("family %s: attached%s%s%s\n",
 				       gl_family_name(fam),
