@@ -65,10 +65,15 @@ static size_t bs_log_len;
 static int bs_print(enum libbpf_print_level level, const char *fmt,
 		    va_list ap)
 {
+	va_list copy;
 	int n;
 
-	if (getenv("GPULAT_BPF_DEBUG"))
-		vfprintf(stderr, fmt, ap);
+	if (getenv("GPULAT_BPF_DEBUG")) {
+		/* a va_list is used up once printed: the log below needs one */
+		va_copy(copy, ap);
+		vfprintf(stderr, fmt, copy);
+		va_end(copy);
+	}
 	if (level == LIBBPF_DEBUG)
 		return 0;
 	if (bs_log_len > sizeof(bs_log) - 512)
