@@ -24,11 +24,24 @@
  *     later by the first one's time, at the start event and at the end.
  *     Those times differ from one event to the other, so each sample of
  *     the source called second is off by their difference: under
- *     emulation the means of sched.wakeup and sched.preempt were up to
- *     8 us apart with the module called first (it attached at boot),
- *     0-3 us with BPF first.  Quantiles within CLOCK_SLACK_NS therefore agree as well as
- *     those within one bucket (4 us wide at 50 us), and the test says
- *     when that was needed.
+ *     emulation up to 8 us for sched.wakeup and sched.preempt and 12 us
+ *     for net.tx of the veth end without netem (BPF shorter with the
+ *     module called first, as it attached at boot; longer once the
+ *     module's net probes were registered again after BPF's).  At a p50
+ *     of 40 us that is two or three buckets: quantiles within
+ *     CLOCK_SLACK_NS agree too.
+ *   - A few samples differ by far more: the guest's clock is the host's,
+ *     and a pause of the emulator between the two callbacks (the host's
+ *     scheduler, the other vCPU's turn: one host thread runs both) lands
+ *     in one source's sample only.  With 300 samples of tens of us, p99
+ *     is the third largest: on 6.1-rt net.tx's p99 was 1.18 ms in one
+ *     source and 0.85 ms in the other (with one vCPU, 7 of 8 runs had
+ *     the two p99 a bucket apart or less).
+ *     So a quantile inside the other source's band of quantiles 2% of
+ *     the samples either side (RANK_PPM, as many as the counts may
+ *     differ by) agrees too.  A source that moved more samples than
+ *     that, or all of them by more than CLOCK_SLACK_NS, fails.  The test
+ *     says when either allowance was needed.
  *   - sched.evicted: the two start tables index pids differently (the
  *     module spreads the low pid bits), so two pids that collide in one
  *     need not collide in the other; the counters are printed, not
@@ -74,8 +87,10 @@ static const char *const src_name[NR_SRC] = { "kmod", "bpf" };
 /* fewer samples than this: the quantiles are not compared */
 #define MIN_QUANTILE	50
 #define SETTLE_US	300000
-/* what the other source's callbacks may add to a sample (see above) */
-#define CLOCK_SLACK_NS	10000
+/* what the other source's callbacks may add to every sample (see above) */
+#define CLOCK_SLACK_NS	20000
+/* the share of samples that may have moved (see above), in ppm */
+#define RANK_PPM	20000
 
 /* the contended CPU: hogs and a sleeper there, the test elsewhere */
 #define VICTIM_CPU	1
@@ -244,24 +259,54 @@ static int cross_end(FIXTURE_DATA(cross) *self)
 	return ret;
 }
 
-/*
- * quantiles_agree - @a and @b in one bucket or the next, or no more than
- * CLOCK_SLACK_NS apart (said as a diagnostic: the callbacks' order)
- */
-static bool quantiles_agree(uint64_t a, uint64_t b, const char *q,
-			    const char *name, const char *what)
+static unsigned int slot_dist(uint64_t a, uint64_t b)
 {
 	unsigned int x = gpulat_hist_slot(a), y = gpulat_hist_slot(b);
-	uint64_t d = a > b ? a - b : b - a;
 
-	if ((x > y ? x - y : y - x) <= 1)
+	return x > y ? x - y : y - x;
+}
+
+/* in_band - whether @q lies within a bucket of @h's quantiles @ppm +- RANK_PPM */
+static bool in_band(uint64_t q, const struct gl_hist *h, uint32_t ppm)
+{
+	uint64_t lo = gl_hist_quantile(h, ppm - RANK_PPM);
+	uint64_t hi = gl_hist_quantile(h, ppm + RANK_PPM < 1000000 ?
+					  ppm + RANK_PPM : 1000000);
+
+	return gpulat_hist_slot(q) + 1 >= gpulat_hist_slot(lo) &&
+	       gpulat_hist_slot(q) <= gpulat_hist_slot(hi) + 1;
+}
+
+/*
+ * quantile_agrees - quantile @ppm of the two histograms: in one bucket or
+ * the next; else within CLOCK_SLACK_NS (the callbacks' order shifts every
+ * sample); else one inside the other's band of ranks (a few samples
+ * moved).  The last two are said as diagnostics.
+ */
+static bool quantile_agrees(const struct gl_hist *h, uint32_t ppm,
+			    const char *name, const char *what)
+{
+	uint64_t k = gl_hist_quantile(&h[KMOD], ppm);
+	uint64_t b = gl_hist_quantile(&h[BPF], ppm);
+	uint64_t d = k > b ? k - b : b - k;
+	unsigned int q = ppm / 10000;
+
+	if (slot_dist(k, b) <= 1)
 		return true;
-	if (d > CLOCK_SLACK_NS)
-		return false;
-	ksft_print_msg("%s %s: %s %u buckets apart but %llu ns, within what the other source's callback adds to each sample\n",
-		       name, what, q, x > y ? x - y : y - x,
-		       (unsigned long long)d);
-	return true;
+	if (d <= CLOCK_SLACK_NS) {
+		ksft_print_msg("%s %s: p%u %u buckets apart but %llu ns: the callbacks' order\n",
+			       name, what, q, slot_dist(k, b),
+			       (unsigned long long)d);
+		return true;
+	}
+	if (in_band(k, &h[BPF], ppm) || in_band(b, &h[KMOD], ppm)) {
+		ksft_print_msg("%s %s: p%u %u buckets apart, inside the other's p%u-p%u: a few samples moved\n",
+			       name, what, q, slot_dist(k, b),
+			       (ppm - RANK_PPM) / 10000,
+			       (ppm + RANK_PPM < 1000000 ? ppm + RANK_PPM : 1000000) / 10000);
+		return true;
+	}
+	return false;
 }
 
 static unsigned long long mean(const struct gl_hist *h)
@@ -312,10 +357,10 @@ static uint64_t cross_series(struct __test_metadata *_metadata,
 		TH_LOG("%s %s: counts differ", name, what);
 	if (lo < MIN_QUANTILE)
 		return lo;
-	EXPECT_TRUE(quantiles_agree(p50[KMOD], p50[BPF], "p50", name, what))
-		TH_LOG("%s %s: p50 more than a bucket apart", name, what);
-	EXPECT_TRUE(quantiles_agree(p99[KMOD], p99[BPF], "p99", name, what))
-		TH_LOG("%s %s: p99 more than a bucket apart", name, what);
+	EXPECT_TRUE(quantile_agrees(h, 500000, name, what))
+		TH_LOG("%s %s: p50 apart", name, what);
+	EXPECT_TRUE(quantile_agrees(h, 990000, name, what))
+		TH_LOG("%s %s: p99 apart", name, what);
 	return lo;
 }
 
