@@ -18,7 +18,7 @@ BPF_SKEL := $(BPF_OUT)/gpulat.skel.h
 # -mcpu=v2: the instruction set of every kernel we support (5.10 has no
 # BPF atomics beyond add; v3's would be refused there).
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v2 -D__TARGET_ARCH_x86 \
-	      -Wall -Wextra -Wno-unused-parameter -Werror \
+	      -Wall -Wextra -Wno-unused-parameter -Wno-int-conversion -Werror \
 	      -I $(BPF_OUT) -I bpf -I kmod
 
 .PHONY: bpf

@@ -23,7 +23,10 @@
 #define GL_EEXIST	17
 #define GL_U64_MAX	(~0ULL)
 
-#define gl_barrier()	asm volatile("" ::: "memory")
+static __always_inline void gl_barrier(void)
+{
+	asm volatile("" ::: "memory");
+}
 
 /* Written by the tool (skeleton's bss); zero until it sets them. */
 extern struct gl_bpf_conf gl_conf;
@@ -99,68 +102,94 @@ static __always_inline void gl_ghist_record(struct gl_bpf_hist *h,
 }
 
 /*
- * GL_KEYED(fam, nser, nkeys) - the maps of a keyed family: fam##_keys
- * (key -> struct gl_keyed_##fam), fam##_kmax (key -> per-CPU maxima), and
- * the zero values a new key starts from.
+ * GL_KEYED(fam, famid, full, nser, nkeys) - a keyed family's maps:
+ * fam##_keys (key -> struct gl_keyed_##fam: the name, then nser
+ * histograms) and fam##_kmax (key -> this CPU's maxima), room for nkeys
+ * keys, and fam##_key_get(key, &created, &max): the key's value, made on
+ * its first event, or NULL when the maps are full (counted as drop @full
+ * of family @famid).  @created says this call made it (the caller then
+ * names it), @max points to this CPU's maxima.  Two CPUs making one key
+ * at once: one wins, both use it.
  */
-#define GL_KEYED(fam, nser, nkeys)					\
+#define GL_KEYED(fam, famid, full, nser, nkeys)				\
+	enum { fam##_nser = (nser), fam##_nkeys = (nkeys) };		\
 	struct gl_keyed_##fam {						\
 		struct gl_bpf_key_hdr hdr;				\
-		struct gl_bpf_hist h[nser];				\
+		struct gl_bpf_hist h[fam##_nser];			\
 	};								\
 	struct gl_kmax_##fam {						\
-		__u64 max[nser];					\
+		__u64 max[fam##_nser];					\
 	};								\
 	struct {							\
 		__uint(type, BPF_MAP_TYPE_HASH);			\
-		__uint(max_entries, nkeys);				\
+		__uint(max_entries, fam##_nkeys);			\
 		__type(key, __u64);					\
 		__type(value, struct gl_keyed_##fam);			\
 	} fam##_keys SEC(".maps");					\
 	struct {							\
 		__uint(type, BPF_MAP_TYPE_PERCPU_HASH);			\
-		__uint(max_entries, nkeys);				\
+		__uint(max_entries, fam##_nkeys);			\
 		__type(key, __u64);					\
 		__type(value, struct gl_kmax_##fam);			\
 	} fam##_kmax SEC(".maps");					\
 	static const struct gl_keyed_##fam fam##_zero;			\
-	static const struct gl_kmax_##fam fam##_kmax_zero
+	static const struct gl_kmax_##fam fam##_kmax_zero;		\
+	static __always_inline struct gl_keyed_##fam *			\
+	fam##_key_get(__u64 key, bool *created, __u64 **max)		\
+	{								\
+		struct gl_keyed_##fam *v;				\
+		struct gl_kmax_##fam *m;				\
+		long e;							\
+									\
+		*created = false;					\
+		v = bpf_map_lookup_elem(&fam##_keys, &key);		\
+		m = bpf_map_lookup_elem(&fam##_kmax, &key);		\
+		if (v && m) {						\
+			*max = m->max;					\
+			return v;					\
+		}							\
+		e = bpf_map_update_elem(&fam##_kmax, &key,		\
+					&fam##_kmax_zero, BPF_NOEXIST);	\
+		if (!e || e == -GL_EEXIST)				\
+			e = bpf_map_update_elem(&fam##_keys, &key,	\
+						&fam##_zero,		\
+						BPF_NOEXIST);		\
+		*created = !e;						\
+		v = bpf_map_lookup_elem(&fam##_keys, &key);		\
+		m = bpf_map_lookup_elem(&fam##_kmax, &key);		\
+		if (!v || !m) {						\
+			gl_count(famid, full);				\
+			return NULL;					\
+		}							\
+		if (*created)						\
+			v->hdr.created_ns = bpf_ktime_get_ns();		\
+		*max = m->max;						\
+		return v;						\
+	}
+
+/* Set before load by the tests (gpulat.bpf.c); constant to the verifier. */
+extern const volatile __u32 gl_test_reject;
 
 /*
- * GL_KEYED_GET(fam, famid, full_idx, key, created, max) - the value of
- * @key (a __u64 lvalue) in fam##_keys, made on its first event; NULL when
- * the map is full (counted as drop @full_idx of @famid).  Sets @created
- * when this call made it (the caller then names it), @max to this CPU's
- * maxima.  Two CPUs making one key at once: one wins, both use it.
+ * gl_reject - when the tests ask (GPULAT_BPF_TEST_REJECT), make family
+ * @fam's programs read above the stack, which the verifier refuses; the
+ * value is known at load, so otherwise the check is pruned away
  */
-#define GL_KEYED_GET(fam, famid, full_idx, key, created, max) ({	\
-	struct gl_keyed_##fam *__v;					\
-	long __e;							\
-	(created) = false;						\
-	__v = bpf_map_lookup_elem(&fam##_keys, &(key));			\
-	(max) = bpf_map_lookup_elem(&fam##_kmax, &(key));		\
-	if (!__v || !(max)) {						\
-		__e = bpf_map_update_elem(&fam##_kmax, &(key),		\
-					  &fam##_kmax_zero, BPF_NOEXIST); \
-		if (!__e || __e == -GL_EEXIST)				\
-			__e = bpf_map_update_elem(&fam##_keys, &(key),	\
-						  &fam##_zero,		\
-						  BPF_NOEXIST);		\
-		(created) = !__e;					\
-		__v = bpf_map_lookup_elem(&fam##_keys, &(key));		\
-		(max) = bpf_map_lookup_elem(&fam##_kmax, &(key));	\
-		if (!__v || !(max)) {					\
-			gl_count(famid, full_idx);			\
-			__v = NULL;					\
-		} else if (created) {					\
-			__v->hdr.created_ns = bpf_ktime_get_ns();	\
-		}							\
-	}								\
-	__v;								\
-})
+static __always_inline void gl_reject(__u32 fam)
+{
+	if (gl_test_reject == fam)
+		asm volatile("r0 = *(u64 *)(r10 + 8)" ::: "r0");
+}
 
-/* gl_hit - tracepoint @i of family @fam ran (struct gpulat_probe.hits) */
-#define gl_hit(fam, i)	gl_count(fam, GL_BPF_HIT(i))
+/*
+ * gl_hit - tracepoint @i of family @fam ran (struct gpulat_probe.hits);
+ * each program's first call
+ */
+static __always_inline void gl_hit(__u32 fam, __u32 i)
+{
+	gl_reject(fam);
+	gl_count(fam, GL_BPF_HIT(i));
+}
 
 /*
  * Start stamps of the sched and mm families: the module's packed layout

@@ -13,6 +13,9 @@ struct gl_bpf_conf gl_conf = {
 	.gate = { [0 ... GPULAT_FAM_MAX - 1] = GL_U64_MAX },
 };
 
+/* A family whose programs the verifier must refuse: tests only (0: none). */
+const volatile __u32 gl_test_reject;
+
 #include "sched.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

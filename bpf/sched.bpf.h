@@ -75,8 +75,7 @@ GL_TP(sched_wakeup_new, gl_sched_wakeup_new, struct task_struct *p)
 	return 0;
 }
 
-GL_TP(sched_switch, gl_sched_switch, bool preempt, struct task_struct *prev,
-      struct task_struct *next)
+GL_TP(sched_switch, gl_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	__u32 prev_pid = BPF_CORE_READ(prev, pid);
 	__u32 next_pid = BPF_CORE_READ(next, pid);

@@ -5,18 +5,14 @@
  * kernel whose BTF describes the tracepoint: Linux 5.5 and later) and
  * SEC("raw_tp/tp") as prog##_raw (the same arguments untyped, on a kernel
  * without), chosen at load by user/lib/bpf_source.c.  The bodies read
- * every pointer through BPF_CORE_READ, which serves both.
+ * every pointer through BPF_CORE_READ, which serves both.  An integer
+ * argument is cast from its u64 slot (bpf.mk: -Wno-int-conversion, as
+ * libbpf's BPF_PROG does for its own).
  */
 #ifndef _GPULAT_BPF_TP_H
 #define _GPULAT_BPF_TP_H
 
 #include "common.bpf.h"
-
-#define GL_TP_CALL(prog, args...)					\
-	_Pragma("GCC diagnostic push")					\
-	_Pragma("GCC diagnostic ignored \"-Wint-conversion\"")		\
-	return prog##_body(___bpf_ctx_cast(args));			\
-	_Pragma("GCC diagnostic pop")
 
 #define GL_TP(tp, prog, args...)					\
 	static __always_inline int prog##_body(unsigned long long *ctx,	\
@@ -24,12 +20,12 @@
 	SEC("tp_btf/" #tp)						\
 	int prog(unsigned long long *ctx)				\
 	{								\
-		GL_TP_CALL(prog, ##args)				\
+		return prog##_body(___bpf_ctx_cast(args));		\
 	}								\
 	SEC("raw_tp/" #tp)						\
 	int prog##_raw(unsigned long long *ctx)				\
 	{								\
-		GL_TP_CALL(prog, ##args)				\
+		return prog##_body(___bpf_ctx_cast(args));		\
 	}								\
 	static __always_inline int prog##_body(unsigned long long *ctx,	\
 					       ##args)

@@ -500,7 +500,10 @@ void status_print_json(FILE *f, const struct gl_snapshot *s,
 	json_begin(&j, f);
 	json_object_begin(&j, NULL);
 	json_bool(&j, "loaded", s != NULL);
-	json_str(&j, "device", GPULAT_DEVICE_PATH);
+	if (v->source && !strcmp(v->source, "bpf"))
+		json_null(&j, "device");	/* the BPF source has none */
+	else
+		json_str(&j, "device", GPULAT_DEVICE_PATH);
 	status_json_abi(&j, s);
 	json_str(&j, "kernel", s ? view_kernel(v, s) : v->kernel);
 	json_str(&j, "source", v->source ? v->source : "kmod");

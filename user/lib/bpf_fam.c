@@ -11,7 +11,7 @@
 #include "libinternal.h"
 
 static const struct gl_bpf_tp sched_tps[] = {
-	{ "sched_switch", "gl_sched_switch", false },
+	{ "sched_switch", "gl_switch", false },
 	{ "sched_wakeup", "gl_sched_wakeup", false },
 	{ "sched_wakeup_new", "gl_sched_wakeup_new", false },
 };

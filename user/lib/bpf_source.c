@@ -49,6 +49,11 @@ static const struct {
 #undef GPULAT_FAMILY
 };
 
+/* tests/bpf/test_pin.sh reads the settings with bpftool, there. */
+_Static_assert(offsetof(struct gpulat_bpf__data, gl_conf) == 0 &&
+	       offsetof(struct gl_bpf_conf, reader_tgid) == 160,
+	       "the settings lead .data, reader_tgid at byte 160");
+
 /* Verifier rejections retried without the family that failed. */
 #define BS_LOAD_TRIES	GPULAT_FAM_MAX
 
@@ -150,10 +155,19 @@ static bool bs_has_cap(int cap)
 #define CAP_BPF		39
 #endif
 
+/* bs_sys - @path below $GPULAT_SYSROOT when set (the tests' fake /sys) */
+static const char *bs_sys(char *buf, size_t len, const char *path)
+{
+	const char *root = getenv("GPULAT_SYSROOT");
+
+	snprintf(buf, len, "%s%s", root ? root : "", path);
+	return buf;
+}
+
 /* bs_precheck - a clear reason for what would fail later, or 0 */
 static int bs_precheck(char *err, size_t errlen)
 {
-	char buf[256] = "";
+	char buf[256] = "", path[512];
 	FILE *f;
 
 	if (!bs_has_cap(CAP_SYS_ADMIN) &&
@@ -162,13 +176,15 @@ static int bs_precheck(char *err, size_t errlen)
 			   "the BPF source needs root (or CAP_BPF and CAP_PERFMON): run gpulat as root");
 		return -EPERM;
 	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+	if (access(bs_sys(path, sizeof(path), "/sys/kernel/btf/vmlinux"),
+		   R_OK)) {
 		gl_set_err(err, errlen,
 			   "this kernel has no BTF (/sys/kernel/btf/vmlinux: %s; it needs CONFIG_DEBUG_INFO_BTF=y): the BPF source cannot run here; load the gpulat module instead (README.md: On a real host)",
 			   strerror(errno));
 		return -ENOTSUP;
 	}
-	f = fopen("/sys/kernel/security/lockdown", "r");
+	f = fopen(bs_sys(path, sizeof(path), "/sys/kernel/security/lockdown"),
+		  "r");
 	if (f) {
 		if (!fgets(buf, sizeof(buf), f))
 			buf[0] = '\0';
@@ -248,20 +264,55 @@ static uint32_t bs_failed_family(void)
 	return last;
 }
 
-/* bs_log_tail - the last lines of libbpf's log, one line */
-static const char *bs_log_tail(char *buf, size_t len)
+/*
+ * bs_log_reason - the verifier's reason, the line before its
+ * "processed N insns" at the end of the program's log, with the program;
+ * else the last line libbpf printed
+ */
+static const char *bs_log_reason(char *buf, size_t len)
 {
-	const char *p = bs_log + bs_log_len;
-	int lines = 0;
-	size_t i, o = 0;
+	const char *end = NULL, *p, *q, *line, *prog;
+	size_t n;
 
-	while (p > bs_log && lines < 4)
-		if (*--p == '\n' && p + 1 < bs_log + bs_log_len)
-			lines++;
-	for (i = 0; p[i] && o + 2 < len; i++)
-		buf[o++] = p[i] == '\n' ? ';' : p[i];
-	buf[o] = '\0';
+	for (p = bs_log; (p = strstr(p, "-- END PROG LOAD LOG --")); p++)
+		end = p;
+	prog = strstr(bs_log, "prog '");
+	if (end) {
+		/* back over "processed ...\n" to the line before it */
+		for (q = end; q > bs_log && strncmp(q, "\nprocessed ", 11); q--)
+			;
+		for (line = q; line > bs_log && line[-1] != '\n'; line--)
+			;
+		n = q - line;
+		if (n) {
+			snprintf(buf, len, "%.*s: %.*s",
+				 prog ? (int)(strchr(prog + 6, '\'') ?
+					      strchr(prog + 6, '\'') - prog + 1 : 0) : 0,
+				 prog ? prog : "", (int)n, line);
+			return buf;
+		}
+	}
+	p = bs_log + bs_log_len;
+	while (p > bs_log && (p[-1] == '\n'))
+		p--;
+	for (line = p; line > bs_log && line[-1] != '\n'; line--)
+		;
+	snprintf(buf, len, "%.*s", (int)(p - line), line);
 	return buf;
+}
+
+/*
+ * bs_test_reject - GPULAT_BPF_TEST_REJECT=FAMILY (tests only): that
+ * family's programs read above the stack (gl_hit(), common.bpf.h), which
+ * every verifier refuses, so that the tests see a real rejection and
+ * the others loaded without it
+ */
+static void bs_test_reject(struct gpulat_bpf *skel)
+{
+	const char *name = getenv("GPULAT_BPF_TEST_REJECT");
+	int f = name ? gl_family_lookup(name) : -ENOENT;
+
+	skel->rodata->gl_test_reject = f > 0 ? f : 0;
 }
 
 /*
@@ -313,6 +364,7 @@ static int bs_load(struct gl_bpf *b, char *err, size_t errlen)
 					t->state = GPULAT_PROBE_MISSING;
 			}
 		}
+		bs_test_reject(b->skel);
 		bs_log_len = 0;
 		bs_log[0] = '\0';
 		ret = gpulat_bpf__load(b->skel);
@@ -324,13 +376,13 @@ static int bs_load(struct gl_bpf *b, char *err, size_t errlen)
 		if (!bad || failed[bad]) {
 			gl_set_err(err, errlen,
 				   "the kernel refused the BPF programs (%s): %s",
-				   strerror(-ret), bs_log_tail(tail, sizeof(tail)));
+				   strerror(-ret), bs_log_reason(tail, sizeof(tail)));
 			break;
 		}
 		fprintf(stderr,
-			"gpulat: the kernel's verifier rejected the %s family's BPF programs (%s), left out: %s\n",
+			"gpulat: the kernel's verifier refused the %s family's BPF programs (%s), so it is left out: %s (GPULAT_BPF_DEBUG=1 prints the whole log)\n",
 			gl_family_name(bad), strerror(-ret),
-			bs_log_tail(tail, sizeof(tail)));
+			bs_log_reason(tail, sizeof(tail)));
 		failed[bad] = true;
 		for (i = 0; i < GL_BPF_NR_TPS; i++)
 			b->tp[bad][i].error = -ret;
@@ -610,6 +662,29 @@ static int bs_open_pinned(struct gl_bpf *b, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * bs_stale_reader - a reader of the pinned trace that died without
+ * closing the gates (SIGKILL) left the probes writing records nobody
+ * fetches: close them
+ */
+static void bs_stale_reader(struct gl_bpf *b)
+{
+	struct gl_bpf_conf c;
+	char path[64];
+	uint32_t f;
+
+	if (gl_bpf_conf_get(b, &c) || !c.reader_tgid)
+		return;
+	snprintf(path, sizeof(path), "/proc/%u", c.reader_tgid);
+	if (!access(path, F_OK))
+		return;
+	for (f = 0; f < GPULAT_FAM_MAX; f++)
+		c.gate[f] = ~0ULL;
+	c.keep_history = 0;
+	c.reader_tgid = 0;
+	gl_bpf_conf_put(b, &c);
+}
+
 bool gl_bpf_pinned(void)
 {
 	char path[256];
@@ -637,6 +712,8 @@ struct gl_bpf *gl_bpf_open(bool pinned_only, int *ret, char *err,
 	}
 	if (gl_bpf_pinned()) {
 		*ret = bs_open_pinned(b, err, errlen);
+		if (!*ret)
+			bs_stale_reader(b);
 	} else if (pinned_only) {
 		*ret = -ENOENT;
 		gl_set_err(err, errlen, "no BPF source is pinned in %s",
