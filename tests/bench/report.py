@@ -454,6 +454,10 @@ def bpf_rows(icount, fams):
             b = ent.get("bpf_" + f)
             if not b:
                 continue
+            # every family on: only where the BPF source has the
+            # workload's family (else the two measure different events)
+            if f == "all" and fams and fams.get(fam) != "attached":
+                continue
             m = ent.get(f)
             r = {"workload": wl, "family": f,
                  "module_events_per_unit": (m or {}).get("events_per_unit"),
