@@ -45,6 +45,24 @@ struct {
 	__type(value, struct gl_bpf_cnt);
 } gl_cnt SEC(".maps");
 
+/*
+ * Stale in-flight entries the tool removed, by family id (gl_bpf_flight):
+ * written by the tool only, added to the family's expired counter.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, GPULAT_FAM_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} gl_swept SEC(".maps");
+
+/*
+ * GL_NO_COUNT - a counter index gl_count() ignores: for a keyed family
+ * whose keys_full is counted when a sample would be filed, not when its
+ * start is stamped (the module's NO_KEY key index)
+ */
+#define GL_NO_COUNT	(GL_BPF_NR_DROPS + GL_BPF_NR_TPS)
+
 /* gl_count - bump counter @idx of family @fam on this CPU */
 static __always_inline void gl_count(__u32 fam, __u32 idx)
 {
@@ -107,8 +125,9 @@ static __always_inline void gl_ghist_record(struct gl_bpf_hist *h,
  * histograms) and fam##_kmax (key -> this CPU's maxima), room for nkeys
  * keys, and fam##_key_get(key, &created, &max): the key's value, made on
  * its first event, or NULL when the maps are full (counted as drop @full
- * of family @famid).  @created says this call made it (the caller then
- * names it), @max points to this CPU's maxima.  Two CPUs making one key
+ * of family @famid; GL_NO_COUNT: not counted here).  @created says this
+ * call made it (the caller then names it), @max points to this CPU's
+ * maxima.  Two CPUs making one key
  * at once: one wins, both use it.
  */
 #define GL_KEYED(fam, famid, full, nser, nkeys)				\
@@ -135,7 +154,8 @@ static __always_inline void gl_ghist_record(struct gl_bpf_hist *h,
 	static const struct gl_keyed_##fam fam##_zero;			\
 	static const struct gl_kmax_##fam fam##_kmax_zero;		\
 	static __always_inline struct gl_keyed_##fam *			\
-	fam##_key_get(__u64 key, bool *created, __u64 **max)		\
+	fam##_key_get(__u64 key, bool *created,				\
+		      struct gl_kmax_##fam **max)			\
 	{								\
 		struct gl_keyed_##fam *v;				\
 		struct gl_kmax_##fam *m;				\
@@ -145,7 +165,7 @@ static __always_inline void gl_ghist_record(struct gl_bpf_hist *h,
 		v = bpf_map_lookup_elem(&fam##_keys, &key);		\
 		m = bpf_map_lookup_elem(&fam##_kmax, &key);		\
 		if (v && m) {						\
-			*max = m->max;					\
+			*max = m;					\
 			return v;					\
 		}							\
 		e = bpf_map_update_elem(&fam##_kmax, &key,		\
@@ -163,7 +183,7 @@ static __always_inline void gl_ghist_record(struct gl_bpf_hist *h,
 		}							\
 		if (*created)						\
 			v->hdr.created_ns = bpf_ktime_get_ns();		\
-		*max = m->max;						\
+		*max = m;						\
 		return v;						\
 	}
 

@@ -17,5 +17,7 @@ struct gl_bpf_conf gl_conf = {
 const volatile __u32 gl_test_reject;
 
 #include "sched.bpf.h"
+#include "block.bpf.h"
+#include "net.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

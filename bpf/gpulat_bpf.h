@@ -54,6 +54,24 @@ struct gl_bpf_key_hdr {
 	__u64 created_ns;		/* when its first event came */
 };
 
+/*
+ * In-flight start stamps (the module's struct gpulat_flight), for the
+ * block and net families: a hash map <family>_flight from a request's or
+ * an skb's address to this, sized at load as the module sizes its table
+ * (user/lib/bpf_source.c).  A program cannot look for a stale entry to
+ * take over when the map is full, as the module does (a walk of the map
+ * per event), so the tool removes the entries older than the module's
+ * timeout each time it takes a snapshot, and counts them in the family's
+ * expired counter through gl_swept (user/lib/bpf_snap.c).  ts 0: released
+ * (its delete failed), free to take.
+ */
+struct gl_bpf_flight {
+	__u64 ts;		/* CLOCK_MONOTONIC, ns */
+	__u64 key;		/* the ABI key of the series it files in */
+	__u32 aux;		/* the family's: request state, net series */
+	__u32 pad;
+};
+
 /* Keys kept per keyed family (the module's defaults). */
 #define GL_BPF_BLOCK_KEYS	32
 #define GL_BPF_NET_KEYS		32

@@ -81,13 +81,21 @@ static __always_inline void gl_trace_span(bool sirq, __u64 now, __u64 ns)
 }
 
 /*
+ * A BPF function takes five arguments at most: gl_trace_sample() gets
+ * family, flags and series in one (@what).
+ */
+#define GL_TRACE_WHAT(family, series, flags) \
+	((__u64)(family) << 40 | (__u64)(flags) << 32 | (__u32)(series))
+
+/*
  * gl_trace_sample - record an outlier; the slow path, taken only for
  * samples over an open gate.  Not inlined: one copy for every program.
  */
-static __noinline void gl_trace_sample(__u32 family, __u32 series, __u64 key,
-				       __u64 end_ns, __u64 latency_ns,
-				       struct task_struct *task, __u32 flags)
+static __noinline void gl_trace_sample(__u64 what, __u64 key, __u64 end_ns,
+				       __u64 latency_ns,
+				       struct task_struct *task)
 {
+	__u32 family = what >> 40, flags = (__u8)(what >> 32), series = what;
 	struct gpulat_rec_sample *s;
 	struct gl_bpf_rec *r;
 	struct gl_trace_act *a;
@@ -144,8 +152,8 @@ static __always_inline void gl_trace_check(__u32 family, __u32 series,
 					   __u32 flags)
 {
 	if (family < GPULAT_FAM_MAX && latency_ns >= gl_conf.gate[family])
-		gl_trace_sample(family, series, key, end_ns, latency_ns, task,
-				flags);
+		gl_trace_sample(GL_TRACE_WHAT(family, series, flags), key,
+				end_ns, latency_ns, task);
 }
 
 #endif /* _GPULAT_BPF_TRACE_H */

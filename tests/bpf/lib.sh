@@ -77,6 +77,43 @@ PYEOF
 	fi
 }
 
+# bpf_stale PID MAP N: put N stale stamps (ts 1 ns, at addresses 1..N, no
+# object's) in the in-flight map MAP of the gpulat process PID, once it
+# has loaded its programs (3 s at most); prints how many went in
+bpf_stale() {
+	"$PY" - "$@" <<'PYEOF'
+import glob, json, re, subprocess, sys, time
+pid, name, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def find():
+    for f in glob.glob("/proc/%s/fdinfo/*" % pid):
+        try:
+            m = re.search(r"^map_id:\s*(\d+)", open(f).read(), re.M)
+        except OSError:
+            continue
+        if m:
+            out = subprocess.run(["bpftool", "-j", "map", "show", "id",
+                                  m.group(1)], capture_output=True, text=True)
+            if out.returncode == 0 and json.loads(out.stdout)["name"] == name:
+                return m.group(1)
+    return None
+for _ in range(30):
+    mid = find()
+    if mid:
+        break
+    time.sleep(0.1)
+put = 0
+le = lambda v, k: " ".join("%02x" % b for b in v.to_bytes(k, "little"))
+for a in range(1, n + 1) if mid else []:
+    # struct gl_bpf_flight: ts 1, key 0, aux 0, pad
+    if subprocess.run(["bpftool", "map", "update", "id", mid, "key", "hex"] +
+                      le(a, 8).split() + ["value", "hex"] +
+                      (le(1, 8) + " " + le(0, 16)).split(),
+                      capture_output=True).returncode == 0:
+        put += 1
+print(put)
+PYEOF
+}
+
 # t_done: the plan and the status (1 when any test failed)
 t_done() {
 	echo "1..$T_N"

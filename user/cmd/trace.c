@@ -20,6 +20,7 @@ struct trace_out {
 	struct gl_source *src;
 	uint64_t samples, events;
 	time_t names_at;
+	uint64_t names_for;		/* the key names were fetched for */
 	bool write_failed;
 };
 
@@ -32,14 +33,20 @@ static void trace_out_rec(const struct gl_trace_rec *r, void *arg)
 
 	if (r->type == GPULAT_REC_SAMPLE) {
 		t->samples++;
-		/* a key born after the last snapshot: fetch names again */
-		if (trace_has_key(r->u.sample.family) && now != t->names_at &&
+		/*
+		 * a key born after the last snapshot: fetch names again, once
+		 * a second, and at once for another new key (a BPF source
+		 * loaded for this command sees every key born)
+		 */
+		if (trace_has_key(r->u.sample.family) &&
+		    (now != t->names_at || r->u.sample.key != t->names_for) &&
 		    !trace_key_name(t->names, r->u.sample.family,
 				    r->u.sample.key) &&
 		    !gl_source_snapshot(t->src, &s, NULL, 0)) {
 			gl_snapshot_free(t->names);
 			t->names = s;
 			t->names_at = now;
+			t->names_for = r->u.sample.key;
 		}
 	} else if (r->type == GPULAT_REC_EVENT) {
 		t->events++;

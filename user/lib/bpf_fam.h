@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The most in-flight entries a family's table has (the module's clamp). */
+#define GL_BPF_INFLIGHT_MAX	(1U << 22)
+
 /* One tracepoint a family hooks, and its program (bpf/<family>.bpf.h). */
 struct gl_bpf_tp {
 	const char *tracepoint;	/* "sched_switch"; "nvidia:x" in a module */
@@ -40,6 +43,19 @@ struct gl_bpf_family {
 	uint32_t nr_keyed;
 	/* keyed series a key lists: those with samples only (nvidia mixes keys) */
 	bool keyed_sparse;
+	/*
+	 * in-flight stamps: hash map <inflight> (address -> struct
+	 * gl_bpf_flight), sized at load as the module sizes its table
+	 * (inflight_per_cpu per possible CPU, at least inflight_min, a power
+	 * of two); at each snapshot the entries older than expire_ns are
+	 * removed and counted as drop expired_id (gpulat_bpf.h); NULL: none
+	 */
+	const char *inflight;
+	uint32_t inflight_per_cpu, inflight_min;
+	uint64_t expire_ns;
+	uint32_t expired_id;
+	/* a per-CPU array of the family's state, zeroed when it is switched on */
+	const char *pcpu_state;
 };
 
 /* gl_bpf_family - the row of @family; NULL when the BPF source has none */

@@ -14,7 +14,7 @@
 #include "uapi/gpulat.h"
 #include "gpulat_bpf.h"
 
-#define GL_BPF_MAX_MAPS		32
+#define GL_BPF_MAX_MAPS		64
 #define GL_BPF_NAME		64
 
 struct ring_buffer;

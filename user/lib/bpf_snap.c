@@ -165,6 +165,75 @@ out:
 	return ret;
 }
 
+/* bs_swept - the stale in-flight entries the tool removed for @family */
+static uint64_t bs_swept(struct gl_bpf *b, uint32_t family)
+{
+	int fd = gl_bpf_map_fd(b, "gl_swept");
+	uint64_t n = 0;
+
+	if (fd < 0 || bpf_map_lookup_elem(fd, &family, &n))
+		return 0;
+	return n;
+}
+
+/* bs_stale - whether @v is due to be swept at @now (ts 0: released) */
+static bool bs_stale(const struct gl_bpf_flight *v, uint64_t now,
+		     uint64_t expire_ns)
+{
+	return !v->ts || (v->ts < now && now - v->ts > expire_ns);
+}
+
+/*
+ * bs_sweep - remove the in-flight entries of @bf older than the module's
+ * timeout (their end never came: a request or packet lost on the way)
+ * and count them as expired, where the module counts the stale entries
+ * it takes over; a released entry (ts 0) whose delete failed goes
+ * silently.  Keys first, deletes after: a walk goes back to the start
+ * when its key is deleted.
+ */
+static int bs_sweep(struct gl_bpf *b, const struct gl_bpf_family *bf)
+{
+	int fd = gl_bpf_map_fd(b, bf->inflight);
+	int sfd = gl_bpf_map_fd(b, "gl_swept");
+	uint64_t key, next, *stale = NULL, *p, n = 0, now;
+	size_t nr = 0, cap = 0, i;
+	struct gl_bpf_flight v;
+	uint32_t f = bf->id;
+	bool first = true;
+
+	if (fd < 0 || sfd < 0)
+		return -ENOENT;
+	now = gl_bpf_now_ns();
+	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, &v) ||
+		    !bs_stale(&v, now, bf->expire_ns))
+			continue;
+		if (nr == cap) {
+			cap = cap ? 2 * cap : 64;
+			p = realloc(stale, cap * sizeof(*stale));
+			if (!p)
+				break;
+			stale = p;
+		}
+		stale[nr++] = key;
+	}
+	for (i = 0; i < nr; i++) {
+		/* taken again since (a new request at that address): kept */
+		if (bpf_map_lookup_elem(fd, &stale[i], &v) ||
+		    !bs_stale(&v, now, bf->expire_ns))
+			continue;
+		if (!bpf_map_delete_elem(fd, &stale[i]) && v.ts)
+			n++;
+	}
+	free(stale);
+	if (!n)
+		return 0;
+	n += bs_swept(b, f);
+	return bpf_map_update_elem(sfd, &f, &n, BPF_ANY) ? -errno : 0;
+}
+
 /* bs_counters - drops summed over CPUs, and the probes with their hits */
 static int bs_counters(struct gl_bpf *b, const struct gl_bpf_family *bf,
 		       struct bs_build *bb)
@@ -188,6 +257,8 @@ static int bs_counters(struct gl_bpf *b, const struct gl_bpf_family *bf,
 
 			for (sum = 0, cpu = 0; cpu < b->ncpus; cpu++)
 				sum += v[cpu].c[i];
+			if (bf->inflight && i == bf->expired_id)
+				sum += bs_swept(b, f);
 			c->family = f;
 			c->id = i;
 			bs_copy(c->name, sizeof(c->name), bf->drops[i]);
@@ -243,16 +314,23 @@ int gl_bpf_snapshot(struct gl_bpf *b, struct gl_snapshot **out, char *err,
 		    size_t errlen)
 {
 	struct bs_build bb = { 0 };
+	const struct gl_bpf_family *bf;
 	struct gpulat_snap_header *h;
 	struct gl_bpf_conf c;
 	struct cpuset online;
 	struct utsname u;
 	size_t want;
+	uint32_t f;
 	int ret, tries;
 
 	*out = NULL;
 	bs_online(&online);
 	ret = gl_bpf_conf_get(b, &c);
+	for (f = 1; !ret && f < GPULAT_FAM_MAX; f++) {
+		bf = gl_bpf_family(f);
+		if (bf && bf->inflight)
+			ret = bs_sweep(b, bf);
+	}
 	/* keys can appear between the count and the fill: count again */
 	for (tries = 0; !ret && tries < 4; tries++) {
 		ret = bs_walk(b, &online, &bb);
@@ -342,6 +420,8 @@ out:
 int gl_bpf_reset(struct gl_bpf *b)
 {
 	int pfd = gl_bpf_map_fd(b, "gl_pcpu"), cfd = gl_bpf_map_fd(b, "gl_cnt");
+	int sfd = gl_bpf_map_fd(b, "gl_swept");
+	uint64_t none = 0;
 	const struct gl_bpf_family *bf;
 	struct gl_bpf_conf c;
 	void *zero;
@@ -357,7 +437,8 @@ int gl_bpf_reset(struct gl_bpf *b)
 		if (bpf_map_update_elem(pfd, &i, zero, BPF_ANY))
 			ret = -errno;
 	for (f = 0; !ret && f < GPULAT_FAM_MAX; f++) {
-		if (bpf_map_update_elem(cfd, &f, zero, BPF_ANY))
+		if (bpf_map_update_elem(cfd, &f, zero, BPF_ANY) ||
+		    (sfd >= 0 && bpf_map_update_elem(sfd, &f, &none, BPF_ANY)))
 			ret = -errno;
 		bf = gl_bpf_family(f);
 		if (!ret && bf && bf->keyed)

@@ -316,6 +316,37 @@ static void bs_test_reject(struct gpulat_bpf *skel)
 }
 
 /*
+ * bs_size_inflight - each in-flight map as large as the module's table:
+ * so many entries per possible CPU, a minimum, a power of two
+ */
+static int bs_size_inflight(struct gl_bpf *b)
+{
+	const struct gl_bpf_family *bf;
+	struct bpf_map *map;
+	uint64_t n;
+	uint32_t f;
+
+	for (f = 1; f < GPULAT_FAM_MAX; f++) {
+		bf = gl_bpf_family(f);
+		if (!bf || !bf->inflight)
+			continue;
+		map = bpf_object__find_map_by_name(b->skel->obj, bf->inflight);
+		if (!map)
+			return -ENOENT;
+		n = (uint64_t)bf->inflight_per_cpu * b->ncpus;
+		if (n < bf->inflight_min)
+			n = bf->inflight_min;
+		if (n > GL_BPF_INFLIGHT_MAX)
+			n = GL_BPF_INFLIGHT_MAX;
+		while (n & (n - 1))
+			n += n & -n;
+		if (bpf_map__set_max_entries(map, n))
+			return -errno;
+	}
+	return 0;
+}
+
+/*
  * bs_load - open and load the skeleton with the programs of every family
  * whose tracepoints are there; a family the verifier rejects is marked
  * failed and the rest loaded again without it.
@@ -337,6 +368,13 @@ static int bs_load(struct gl_bpf *b, char *err, size_t errlen)
 		if (!b->skel) {
 			ret = -errno;
 			gl_set_err(err, errlen, "cannot open the BPF programs: %s",
+				   strerror(-ret));
+			break;
+		}
+		ret = bs_size_inflight(b);
+		if (ret) {
+			gl_set_err(err, errlen,
+				   "cannot size the BPF in-flight maps: %s",
 				   strerror(-ret));
 			break;
 		}
@@ -540,22 +578,56 @@ static void bs_family_off(struct gl_bpf *b, uint32_t f)
 	}
 }
 
+/*
+ * bs_family_clear - forget a family's pending stamps before it is switched
+ * on again, as the module does: no program of it runs now
+ */
+static void bs_family_clear(struct gl_bpf *b, const struct gl_bpf_family *bf)
+{
+	struct bpf_map_info info = { 0 };
+	uint32_t len = sizeof(info);
+	uint64_t key, next;
+	uint32_t zero = 0;
+	void *v;
+	int fd;
+
+	fd = bf->inflight ? gl_bpf_map_fd(b, bf->inflight) : -1;
+	/* deleting the first key each time: the walk of a changing map */
+	while (fd >= 0 && !bpf_map_get_next_key(fd, NULL, &next)) {
+		key = next;
+		if (bpf_map_delete_elem(fd, &key))
+			break;
+	}
+	fd = bf->pcpu_state ? gl_bpf_map_fd(b, bf->pcpu_state) : -1;
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return;
+	/* a per-CPU value is rounded up to 8 bytes per CPU */
+	v = calloc(b->ncpus, (info.value_size + 7) & ~7U);
+	if (v)
+		bpf_map_update_elem(fd, &zero, v, BPF_ANY);
+	free(v);
+}
+
 int gl_bpf_family_switch(struct gl_bpf *b, uint32_t family, bool on)
 {
 	const struct gl_bpf_family *bf = gl_bpf_family(family);
 	unsigned int i;
-	bool loaded = false;
+	bool loaded = false, attached = false;
 
 	if (!bf)
 		return -ENOENT;
-	for (i = 0; i < bf->nr_tps; i++)
+	for (i = 0; i < bf->nr_tps; i++) {
 		loaded |= b->tp[family][i].prog_fd >= 0;
+		attached |= b->tp[family][i].link_fd >= 0;
+	}
 	if (!loaded)
 		return -ENODEV;
 	if (!on) {
 		bs_family_off(b, family);
 		return 0;
 	}
+	if (!attached)
+		bs_family_clear(b, bf);
 	return bs_family_on(b, family);
 }
 
