@@ -19,5 +19,9 @@ const volatile __u32 gl_test_reject;
 #include "sched.bpf.h"
 #include "block.bpf.h"
 #include "net.bpf.h"
+#include "irq.bpf.h"
+#include "softirq.bpf.h"
+#include "mm.bpf.h"
+#include "nvidia.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -157,6 +157,43 @@ struct gl_bpf_rec {
 /* Timeline events (Xids) kept for the snapshot, a ring of this many. */
 #define GL_BPF_NR_EVENTS	64
 
+/*
+ * The events, in gl_events (a per-CPU array of one): each CPU keeps its
+ * own last GL_BPF_NR_EVENTS (no atomic exchange before Linux 5.12 to
+ * share one ring), and the snapshot lists the newest GL_BPF_NR_EVENTS
+ * of all CPUs, oldest first: the module's ring.  seq is the entry's
+ * number on its CPU + 1 once written, 0 while it is written.
+ */
+struct gl_bpf_event {
+	__u64 seq;
+	struct gpulat_event ev;
+};
+
+struct gl_bpf_events {
+	__u64 next;		/* events this CPU recorded */
+	struct gl_bpf_event e[GL_BPF_NR_EVENTS];
+};
+
+/*
+ * The nvidia family's shared state (gl_nv_state, an array of one), set
+ * by the tool before the family's programs attach: how many threads it
+ * follows, a count of them per pid hash (the filter in front of the
+ * thread set), the generation of the handler verdicts, and the handler
+ * name prefix (the module's nvidia_pattern; "" matches nothing).
+ * user_tasks, for tests on a host without the driver only: user tasks
+ * named like the driver's kthreads are followed as kthreads.
+ */
+#define GL_BPF_NV_FILTER_BITS	12
+
+struct gl_bpf_nv_state {
+	__u32 used;
+	__u32 gen;
+	__u32 pattern_len;
+	__u32 user_tasks;
+	char pattern[GPULAT_NAME_LEN];
+	__u32 filter[1U << GL_BPF_NV_FILTER_BITS];
+};
+
 /* Trace ring buffer bytes (a power of two, a multiple of the page size). */
 #define GL_BPF_TRACE_BYTES	(1U << 20)
 

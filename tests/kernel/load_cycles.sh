@@ -59,10 +59,12 @@ fi
 rmmod gpulat
 
 # Installed as make install does (updates/, then depmod): the tool's
-# "not loaded" message says modprobe, and modprobe loads it.
+# "not loaded" message says modprobe, and modprobe loads it.  The
+# module's source asked for: the guest runs the BPF source, which the
+# default (auto) takes when the module is not loaded.
 UPD=/lib/modules/$(uname -r)/updates
 mkdir -p "$UPD" && cp "$MOD" "$UPD/" && depmod
-hint=$(gpulat status 2>&1)
+hint=$(gpulat --source kmod status 2>&1)
 if echo "$hint" | grep -q "not loaded.*load it with 'modprobe gpulat'"; then
 	ok "not loaded: the message says modprobe once installed"
 else

@@ -112,12 +112,13 @@ check "absent sources stated: NVIDIA driver, NVML (static tool)" \
 cd /
 check "the temporary folder is removed" sh -c '! ls -d /tmp/gpulat-report.* 2>/dev/null'
 
-# Without the module: host facts only, the rest stated absent.
+# Without the module: host facts only, the rest stated absent (the
+# module's source asked for: auto would take the guest's BPF source).
 [ $fake -eq 1 ] && rmmod gpulat_fake_nvidia
 rmmod gpulat
 rm -rf /tmp/r /tmp/r2.tar.gz
 mkdir -p /tmp/r
-if gpulat report -d 1 -o /tmp/r2.tar.gz >/tmp/report.out 2>&1 &&
+if gpulat --source kmod report -d 1 -o /tmp/r2.tar.gz >/tmp/report.out 2>&1 &&
    tar -xzf /tmp/r2.tar.gz -C /tmp/r &&
    grep -q "^module:    absent: " /tmp/r/gpulat-report-*/MANIFEST &&
    grep -q "^  absent: snapshots/window.txt: " /tmp/r/gpulat-report-*/MANIFEST &&

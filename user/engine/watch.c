@@ -268,7 +268,8 @@ int watch_run(struct gl_source *src, double duration_s, double interval_s,
 		p.fd = gl_source_poll_fd(src);
 		p.events = w->trace_ok ? POLLIN : 0;
 		p.revents = 0;
-		if (poll(&p, 1, ms) > 0 && p.revents) {
+		if ((poll(&p, 1, ms) > 0 && p.revents) ||
+		    gl_source_trace_pending(src)) {
 			ret = watch_drain(src, w, keep, on_rec, arg, err);
 			if (ret)
 				goto out;

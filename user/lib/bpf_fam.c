@@ -41,6 +41,46 @@ static const char *const net_drops[] = GPULAT_NET_DROP_NAMES;
 
 #define NSEC_PER_MSEC	1000000ULL
 
+/* exit before entry, as the module attaches them (probe_irq.c) */
+static const struct gl_bpf_tp irq_tps[] = {
+	{ "irq_handler_exit", "gl_irq_exit", false },
+	{ "irq_handler_entry", "gl_irq_entry", false },
+};
+
+static const char *const irq_drops[] = GPULAT_IRQ_DROP_NAMES;
+
+/* exit, entry, raise: each before the one that starts its interval */
+static const struct gl_bpf_tp softirq_tps[] = {
+	{ "softirq_exit", "gl_softirq_exit", false },
+	{ "softirq_entry", "gl_softirq_entry", false },
+	{ "softirq_raise", "gl_softirq_raise", false },
+};
+
+static const char *const softirq_drops[] = GPULAT_SOFTIRQ_DROP_NAMES;
+
+/* ends before begins; no compaction events without CONFIG_COMPACTION */
+static const struct gl_bpf_tp mm_tps[] = {
+	{ "mm_vmscan_direct_reclaim_end", "gl_mm_reclaim_end", false },
+	{ "mm_vmscan_direct_reclaim_begin", "gl_mm_reclaim_begin", false },
+	{ "mm_compaction_end", "gl_mm_compaction_end", true },
+	{ "mm_compaction_begin", "gl_mm_compaction_begin", true },
+};
+
+static const char *const mm_drops[] = GPULAT_MM_DROP_NAMES;
+/* the module's seven in its order, then the driver's Xid tracepoint */
+static const struct gl_bpf_tp nvidia_tps[] = {
+	{ "sched_process_exit", "gl_nv_exit", false },
+	{ "sched_process_fork", "gl_nv_fork", false },
+	{ "task_rename", "gl_nv_rename", false },
+	{ "sched_switch", "gl_nv_switch", false },
+	{ "sched_wakeup", "gl_nv_wakeup", false },
+	{ "irq_handler_exit", "gl_nv_irq_exit", false },
+	{ "irq_handler_entry", "gl_nv_irq_entry", false },
+	{ "nvidia:nvidia_dev_xid", "gl_nv_xid", true },
+};
+
+static const char *const nvidia_drops[] = GPULAT_NV_DROP_NAMES;
+
 #define TPS(t)		.tps = (t), .nr_tps = ARRAY_SIZE(t)
 #define DROPS(d)	.drops = (d), .nr_drops = ARRAY_SIZE(d)
 
@@ -63,6 +103,26 @@ static const struct gl_bpf_family families[GPULAT_FAM_MAX] = {
 		.inflight = "net_flight", .inflight_per_cpu = 256,
 		.inflight_min = 4096, .expire_ns = 1000 * NSEC_PER_MSEC,
 		.expired_id = GPULAT_NET_EXPIRED, .pcpu_state = "net_nest",
+	},
+	[GPULAT_FAM_IRQ] = {
+		.id = GPULAT_FAM_IRQ, TPS(irq_tps), DROPS(irq_drops),
+		.keyed = "irq", .nr_keyed = 1, .pcpu_state = "gl_irq_pc",
+	},
+	[GPULAT_FAM_SOFTIRQ] = {
+		.id = GPULAT_FAM_SOFTIRQ, TPS(softirq_tps),
+		DROPS(softirq_drops), .pcpu_base = GL_BPF_PCPU_SOFTIRQ,
+		.nr_pcpu = 2 * GPULAT_SOFTIRQ_NR_VECS, .pcpu_vector = true,
+		.pcpu_state = "gl_sirq_pc",
+	},
+	[GPULAT_FAM_MM] = {
+		.id = GPULAT_FAM_MM, TPS(mm_tps), DROPS(mm_drops),
+		.pcpu_base = GL_BPF_PCPU_MM, .nr_pcpu = 3,
+	},
+	/* every key lists its four series, as the module's */
+	[GPULAT_FAM_NVIDIA] = {
+		.id = GPULAT_FAM_NVIDIA, TPS(nvidia_tps), DROPS(nvidia_drops),
+		.keyed = "nvidia", .nr_keyed = 4,
+		.clear = gl_bpf_nv_clear, .iter_prog = "gl_nv_scan",
 	},
 };
 

@@ -13,6 +13,7 @@
 
 /* The most in-flight entries a family's table has (the module's clamp). */
 #define GL_BPF_INFLIGHT_MAX	(1U << 22)
+struct gl_bpf;
 
 /* One tracepoint a family hooks, and its program (bpf/<family>.bpf.h). */
 struct gl_bpf_tp {
@@ -34,6 +35,8 @@ struct gl_bpf_family {
 	unsigned int nr_drops;		/* <= GL_BPF_NR_DROPS */
 	/* per-CPU series 0..nr_pcpu-1 at gl_pcpu[pcpu_base + id] */
 	uint32_t pcpu_base, nr_pcpu;
+	/* per-CPU series id is GPULAT_SOFTIRQ_SERIES(vec, kind): key vec */
+	bool pcpu_vector;
 	/*
 	 * keyed series: map <keyed>_keys (key -> struct gl_bpf_key_hdr and
 	 * nr_keyed struct gl_bpf_hist, series id i at hist i) and
@@ -56,7 +59,17 @@ struct gl_bpf_family {
 	uint32_t expired_id;
 	/* a per-CPU array of the family's state, zeroed when it is switched on */
 	const char *pcpu_state;
+	/*
+	 * the module's family ops: clear runs before the programs attach
+	 * (none of them attached), the task iterator iter_prog (bpf/, an
+	 * "iter/task" program) once after; NULL: none
+	 */
+	int (*clear)(struct gl_bpf *b);
+	const char *iter_prog;
 };
+
+/* bpf_nvidia.c */
+int gl_bpf_nv_clear(struct gl_bpf *b);
 
 /* gl_bpf_family - the row of @family; NULL when the BPF source has none */
 const struct gl_bpf_family *gl_bpf_family(uint32_t family);

@@ -38,6 +38,7 @@ struct gl_bpf {
 	} maps[GL_BPF_MAX_MAPS];
 	unsigned int nr_maps;
 	struct gl_bpf_tpst tp[GPULAT_FAM_MAX][GL_BPF_NR_TPS];
+	int iter_fd[GPULAT_FAM_MAX];	/* a family's iter_prog; -1: none */
 	unsigned int ncpus;		/* possible CPUs: per-CPU values */
 	int data_fd;			/* the .data map (struct gl_bpf_conf) */
 	size_t data_size, conf_off;

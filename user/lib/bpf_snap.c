@@ -79,8 +79,10 @@ static int bs_pcpu(struct gl_bpf *b, const struct gl_bpf_family *bf,
 		   const struct cpuset *online, struct bs_build *bb)
 {
 	int fd = gl_bpf_map_fd(b, "gl_pcpu");
+	const struct gl_vector_info *vi;
 	struct gl_bpf_hist *v;
 	uint32_t id, idx, cpu;
+	uint64_t key;
 	int ret = 0;
 
 	v = calloc(b->ncpus, sizeof(*v));
@@ -90,6 +92,9 @@ static int bs_pcpu(struct gl_bpf *b, const struct gl_bpf_family *bf,
 	}
 	for (id = 0; id < bf->nr_pcpu; id++) {
 		idx = bf->pcpu_base + id;
+		/* softirq: key and key_name are the vector's, as the module's */
+		key = bf->pcpu_vector ? id / 2 : 0;
+		vi = bf->pcpu_vector ? gl_vector_info(key) : NULL;
 		if (bpf_map_lookup_elem(fd, &idx, v)) {
 			ret = -errno;
 			break;
@@ -99,7 +104,8 @@ static int bs_pcpu(struct gl_bpf *b, const struct gl_bpf_family *bf,
 				continue;
 			if (bb->s)
 				bs_series_fill(gl_series_at(bb->s, bb->nr_series),
-					       bf->id, id, cpu, 0, "", &v[cpu],
+					       bf->id, id, cpu, key,
+					       vi ? vi->name : "", &v[cpu],
 					       v[cpu].max_ns);
 			bb->nr_series++;
 		}
@@ -288,6 +294,70 @@ static int bs_counters(struct gl_bpf *b, const struct gl_bpf_family *bf,
 	return 0;
 }
 
+struct bs_event {
+	struct gpulat_event ev;
+	uint64_t seq;
+};
+
+static int bs_event_cmp(const void *pa, const void *pb)
+{
+	const struct bs_event *a = pa, *b = pb;
+
+	if (a->ev.time_ns != b->ev.time_ns)
+		return a->ev.time_ns < b->ev.time_ns ? -1 : 1;
+	if (a->ev.cpu != b->ev.cpu)
+		return a->ev.cpu < b->ev.cpu ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/*
+ * bs_events - the newest GL_BPF_NR_EVENTS timeline events of all CPUs'
+ * rings (gl_events), oldest first, into @out; how many.  Read twice: an
+ * entry that differs between the two reads is being written, and is
+ * left out, as the module leaves out one being overwritten.
+ */
+static size_t bs_events(struct gl_bpf *b,
+			struct gpulat_event out[GL_BPF_NR_EVENTS])
+{
+	int fd = gl_bpf_map_fd(b, "gl_events");
+	struct gl_bpf_events *r1, *r2;
+	struct bs_event *all;
+	size_t n = 0, i, from;
+	uint32_t zero = 0, cpu;
+
+	if (fd < 0)
+		return 0;
+	r1 = calloc(b->ncpus, sizeof(*r1));
+	r2 = calloc(b->ncpus, sizeof(*r2));
+	all = calloc((size_t)b->ncpus * GL_BPF_NR_EVENTS, sizeof(*all));
+	if (!r1 || !r2 || !all || bpf_map_lookup_elem(fd, &zero, r1) ||
+	    bpf_map_lookup_elem(fd, &zero, r2))
+		goto out;
+	for (cpu = 0; cpu < b->ncpus; cpu++) {
+		for (i = 0; i < GL_BPF_NR_EVENTS; i++) {
+			const struct gl_bpf_event *e = &r1[cpu].e[i];
+
+			if (!e->seq || (e->seq - 1) % GL_BPF_NR_EVENTS != i ||
+			    memcmp(e, &r2[cpu].e[i], sizeof(*e)))
+				continue;
+			all[n].ev = e->ev;
+			all[n].ev.pad = 0;
+			all[n].ev.device[sizeof(e->ev.device) - 1] = '\0';
+			all[n++].seq = e->seq;
+		}
+	}
+	qsort(all, n, sizeof(*all), bs_event_cmp);
+	from = n > GL_BPF_NR_EVENTS ? n - GL_BPF_NR_EVENTS : 0;
+	for (i = from; i < n; i++)
+		out[i - from] = all[i].ev;
+	n -= from;
+out:
+	free(r1);
+	free(r2);
+	free(all);
+	return n;
+}
+
 /* bs_walk - one pass over every family: count, or fill bb->s */
 static int bs_walk(struct gl_bpf *b, const struct cpuset *online,
 		   struct bs_build *bb)
@@ -313,13 +383,14 @@ static int bs_walk(struct gl_bpf *b, const struct cpuset *online,
 int gl_bpf_snapshot(struct gl_bpf *b, struct gl_snapshot **out, char *err,
 		    size_t errlen)
 {
+	struct gpulat_event ev[GL_BPF_NR_EVENTS];
 	struct bs_build bb = { 0 };
 	const struct gl_bpf_family *bf;
 	struct gpulat_snap_header *h;
 	struct gl_bpf_conf c;
 	struct cpuset online;
 	struct utsname u;
-	size_t want;
+	size_t want, nr_ev;
 	uint32_t f;
 	int ret, tries;
 
@@ -331,17 +402,20 @@ int gl_bpf_snapshot(struct gl_bpf *b, struct gl_snapshot **out, char *err,
 		if (bf && bf->inflight)
 			ret = bs_sweep(b, bf);
 	}
+	nr_ev = bs_events(b, ev);
 	/* keys can appear between the count and the fill: count again */
 	for (tries = 0; !ret && tries < 4; tries++) {
 		ret = bs_walk(b, &online, &bb);
 		if (ret)
 			break;
 		want = bb.nr_series + 16;
-		bb.s = gl_snapshot_alloc(want, bb.nr_counters, bb.nr_probes, 0);
+		bb.s = gl_snapshot_alloc(want, bb.nr_counters, bb.nr_probes,
+					 nr_ev);
 		if (!bb.s) {
 			ret = -ENOMEM;
 			break;
 		}
+		memcpy(bb.s->events, ev, nr_ev * sizeof(*ev));
 		ret = bs_walk(b, &online, &bb);
 		if (!ret && bb.nr_series <= want)
 			break;

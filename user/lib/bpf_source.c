@@ -29,6 +29,7 @@
 
 #include "bpf_fam.h"
 #include "bpf_int.h"
+#include "bpf_percpu.h"
 #include "bpf_source.h"
 #include "gpulat_user.h"
 #include "libinternal.h"
@@ -64,10 +65,15 @@ static size_t bs_log_len;
 static int bs_print(enum libbpf_print_level level, const char *fmt,
 		    va_list ap)
 {
+	va_list copy;
 	int n;
 
-	if (getenv("GPULAT_BPF_DEBUG"))
-		vfprintf(stderr, fmt, ap);
+	if (getenv("GPULAT_BPF_DEBUG")) {
+		/* a va_list is used up once printed: the log below needs one */
+		va_copy(copy, ap);
+		vfprintf(stderr, fmt, copy);
+		va_end(copy);
+	}
 	if (level == LIBBPF_DEBUG)
 		return 0;
 	if (bs_log_len > sizeof(bs_log) - 512)
@@ -203,20 +209,26 @@ static int bs_precheck(char *err, size_t errlen)
 /* bs_tp_present - 1 for tp_btf, 2 for raw_tp only, 0 when missing */
 static int bs_tp_present(const struct btf *vmlinux, const char *tp)
 {
-	char name[128];
+	const char *sep = strchr(tp, ':');
+	char name[160], ev[96];
 	glob_t g;
 	int found;
 
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
 	if (vmlinux && btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0)
 		return 1;
-	/* no BTF for it (a module's tracepoint): the untyped raw_tp */
-	snprintf(name, sizeof(name), "/sys/kernel/tracing/events/*/%s", tp);
+	/* no BTF for it (a module's tracepoint, "system:name"): raw_tp */
+	if (sep)
+		snprintf(ev, sizeof(ev), "%.*s/%s", (int)(sep - tp), tp,
+			 sep + 1);
+	else
+		snprintf(ev, sizeof(ev), "*/%s", tp);
+	snprintf(name, sizeof(name), "/sys/kernel/tracing/events/%s", ev);
 	found = !glob(name, GLOB_NOSORT, NULL, &g) && g.gl_pathc;
 	globfree(&g);
 	if (!found) {
 		snprintf(name, sizeof(name),
-			 "/sys/kernel/debug/tracing/events/*/%s", tp);
+			 "/sys/kernel/debug/tracing/events/%s", ev);
 		found = !glob(name, GLOB_NOSORT, NULL, &g) && g.gl_pathc;
 		globfree(&g);
 	}
@@ -259,6 +271,8 @@ static uint32_t bs_failed_family(void)
 			for (i = 0; bf && i < bf->nr_tps; i++)
 				if (!strcmp(bf->tps[i].prog, prog))
 					last = f;
+			if (bf && bf->iter_prog && !strcmp(bf->iter_prog, prog))
+				last = f;
 		}
 	}
 	return last;
@@ -360,9 +374,11 @@ static int bs_load(struct gl_bpf *b, char *err, size_t errlen)
 	uint32_t f, bad;
 	unsigned int i;
 	int tries, ret = 0, kind;
+	int64_t sirq_off;
 	char tail[512];
 
 	vmlinux = btf__load_vmlinux_btf();
+	gl_bpf_sirq_pending_off(vmlinux, &sirq_off);
 	for (tries = 0; tries < BS_LOAD_TRIES; tries++) {
 		b->skel = gpulat_bpf__open();
 		if (!b->skel) {
@@ -371,6 +387,7 @@ static int bs_load(struct gl_bpf *b, char *err, size_t errlen)
 				   strerror(-ret));
 			break;
 		}
+		b->skel->rodata->gl_sirq_pending_rq_off = sirq_off;
 		ret = bs_size_inflight(b);
 		if (ret) {
 			gl_set_err(err, errlen,
@@ -401,6 +418,12 @@ static int bs_load(struct gl_bpf *b, char *err, size_t errlen)
 				else if (kind)
 					t->state = GPULAT_PROBE_MISSING;
 			}
+			prog = bf && bf->iter_prog && !failed[f] ?
+			       bpf_object__find_program_by_name(b->skel->obj,
+								bf->iter_prog) :
+			       NULL;
+			if (prog)
+				bpf_program__set_autoload(prog, true);
 		}
 		bs_test_reject(b->skel);
 		bs_log_len = 0;
@@ -455,6 +478,11 @@ static int bs_collect(struct gl_bpf *b)
 			prog = bs_prog(b->skel, bf->tps[i].prog, t->raw);
 			t->prog_fd = prog ? bpf_program__fd(prog) : -1;
 		}
+		prog = bf && bf->iter_prog ?
+		       bpf_object__find_program_by_name(b->skel->obj,
+							bf->iter_prog) : NULL;
+		if (prog && bpf_program__autoload(prog))
+			b->iter_fd[f] = bpf_program__fd(prog);
 	}
 	b->data_fd = bpf_map__fd(b->skel->maps.data);
 	return 0;
@@ -515,6 +543,60 @@ static const char *bs_prog_name(char *buf, size_t len, uint32_t f,
 	return buf;
 }
 
+/* bs_run_iter - run task iterator @prog_fd once over every task */
+static int bs_run_iter(int prog_fd)
+{
+	char buf[64];
+	int link, fd, ret = 0;
+	ssize_t n;
+
+	link = bpf_link_create(prog_fd, 0, BPF_TRACE_ITER, NULL);
+	if (link < 0)
+		return -errno;
+	fd = bpf_iter_create(link);
+	if (fd < 0) {
+		ret = -errno;
+	} else {
+		/* it writes nothing: one read walks them all */
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			;
+		if (n < 0)
+			ret = -errno;
+		close(fd);
+	}
+	close(link);
+	return ret;
+}
+
+/*
+ * bs_family_ops - the family's clear before its programs attach, when
+ * some are loaded and none is attached (@before), its task iterator
+ * after
+ */
+static void bs_family_ops(struct gl_bpf *b, uint32_t f, bool before)
+{
+	const struct gl_bpf_family *bf = gl_bpf_family(f);
+	bool loaded = false;
+	unsigned int i;
+	int ret = 0;
+
+	if (before) {
+		for (i = 0; i < bf->nr_tps; i++) {
+			if (b->tp[f][i].link_fd >= 0)
+				return;
+			loaded |= b->tp[f][i].prog_fd >= 0;
+		}
+		if (loaded && bf->clear)
+			ret = bf->clear(b);
+	} else if (bf->iter_prog) {
+		ret = b->iter_fd[f] >= 0 ? bs_run_iter(b->iter_fd[f]) : -ENOENT;
+	}
+	if (ret)
+		fprintf(stderr, "gpulat: the %s family's BPF %s failed: %s\n",
+			gl_family_name(f),
+			before ? "clear" : "task iterator", strerror(-ret));
+}
+
 /*
  * bs_family_on - attach a family's programs, in its order; on a failure
  * the ones attached are detached again (the family is off, failed)
@@ -526,6 +608,7 @@ static int bs_family_on(struct gl_bpf *b, uint32_t f)
 	unsigned int i, any = 0;
 	int ret;
 
+	bs_family_ops(b, f, true);
 	for (i = 0; i < bf->nr_tps; i++) {
 		struct gl_bpf_tpst *t = &b->tp[f][i];
 
@@ -539,6 +622,9 @@ static int bs_family_on(struct gl_bpf *b, uint32_t f)
 			if (bpf_obj_pin(t->link_fd, path))
 				ret = -errno;
 		}
+		/* an optional one (a driver's) fails alone: the rest stay */
+		if (ret && bf->tps[i].optional && t->link_fd < 0)
+			continue;
 		if (ret) {
 			while (i--) {
 				bs_detach_tp(&b->tp[f][i]);
@@ -554,6 +640,8 @@ static int bs_family_on(struct gl_bpf *b, uint32_t f)
 		}
 		any++;
 	}
+	if (any)
+		bs_family_ops(b, f, false);
 	return any ? 0 : -ENODEV;
 }
 
@@ -660,9 +748,11 @@ static struct gl_bpf *bs_alloc(void)
 
 	if (!b)
 		return NULL;
-	for (f = 0; f < GPULAT_FAM_MAX; f++)
+	for (f = 0; f < GPULAT_FAM_MAX; f++) {
 		for (i = 0; i < GL_BPF_NR_TPS; i++)
 			b->tp[f][i].prog_fd = b->tp[f][i].link_fd = -1;
+		b->iter_fd[f] = -1;
+	}
 	b->data_fd = -1;
 	n = libbpf_num_possible_cpus();
 	b->ncpus = n > 0 ? n : 1;
@@ -729,6 +819,11 @@ static int bs_open_pinned(struct gl_bpf *b, char *err, size_t errlen)
 					t->link_fd = -1;
 				break;
 			}
+		}
+		if (bf && bf->iter_prog) {
+			bs_pin_path(path, sizeof(path), "progs", bf->iter_prog);
+			fd = bpf_obj_get(path);
+			b->iter_fd[f] = fd >= 0 ? fd : -1;
 		}
 	}
 	return 0;
@@ -818,13 +913,16 @@ void gl_bpf_close(struct gl_bpf *b)
 	if (!b)
 		return;
 	gl_bpf_trace_close(b);
-	for (f = 0; f < GPULAT_FAM_MAX; f++)
+	for (f = 0; f < GPULAT_FAM_MAX; f++) {
 		for (i = 0; i < GL_BPF_NR_TPS; i++) {
 			if (b->tp[f][i].link_fd >= 0)
 				close(b->tp[f][i].link_fd);
 			if (b->pinned && b->tp[f][i].prog_fd >= 0)
 				close(b->tp[f][i].prog_fd);
 		}
+		if (b->pinned && b->iter_fd[f] >= 0)
+			close(b->iter_fd[f]);
+	}
 	if (b->pinned)
 		for (i = 0; i < b->nr_maps; i++)
 			close(b->maps[i].fd);
@@ -946,6 +1044,17 @@ int gl_bpf_pin(char *err, size_t errlen)
 					   strerror(errno));
 			}
 		}
+	for (f = 1; !ret && f < GPULAT_FAM_MAX; f++) {
+		if (b->iter_fd[f] < 0)
+			continue;
+		bs_pin_path(path, sizeof(path), "progs",
+			    gl_bpf_family(f)->iter_prog);
+		if (bpf_obj_pin(b->iter_fd[f], path)) {
+			ret = -errno;
+			gl_set_err(err, errlen, "%s: %s", path,
+				   strerror(errno));
+		}
+	}
 	b->pinned = true;
 	for (f = 1; !ret && f < GPULAT_FAM_MAX; f++)
 		if (gl_bpf_family(f))

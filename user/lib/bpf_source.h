@@ -28,7 +28,7 @@ int gl_bpf_threshold(struct gl_bpf *b, uint32_t family, bool set,
 		     uint64_t *ns);
 int gl_bpf_poll_fd(struct gl_bpf *b);
 ssize_t gl_bpf_trace_read(struct gl_bpf *b, void *buf, size_t len);
-bool gl_bpf_trace_pending(const struct gl_bpf *b);
+bool gl_bpf_trace_pending(struct gl_bpf *b);
 int gl_bpf_pin(char *err, size_t errlen);
 int gl_bpf_unpin(char *err, size_t errlen);
 bool gl_bpf_pinned(void);

@@ -211,11 +211,19 @@ static int bs_on_rec(void *ctx, void *data, size_t len)
 {
 	struct gl_bpf *b = ctx;
 	const struct gl_bpf_rec *r = data;
+	const struct gpulat_rec_event *ev = data;
 	struct gpulat_rec_sample s;
 
+	/* a timeline event (an Xid) is the module's record as it is */
+	if (len == sizeof(*ev) && ev->hdr.type == GPULAT_REC_EVENT &&
+	    ev->hdr.size == sizeof(*ev)) {
+		if (bs_stage(b, ev, sizeof(*ev)) && ev->hdr.cpu < b->ncpus)
+			b->lost_seen[ev->hdr.cpu]--;
+		return 0;
+	}
 	if (len != sizeof(*r) || r->s.hdr.type != GPULAT_REC_SAMPLE ||
 	    r->s.hdr.size != sizeof(s))
-		return 0;	/* the programs write samples only */
+		return 0;	/* the programs write no other */
 	memcpy(&s, &r->s, sizeof(s));
 	bs_explain(&s, r);
 	if (bs_stage(b, &s, sizeof(s)) && s.hdr.cpu < b->ncpus)
@@ -330,8 +338,17 @@ int gl_bpf_poll_fd(struct gl_bpf *b)
 	return ring_buffer__epoll_fd(b->rb);
 }
 
-bool gl_bpf_trace_pending(const struct gl_bpf *b)
+/*
+ * gl_bpf_trace_pending - records staged, or in the ring: fetched here,
+ * without a system call, because the ring buffer's wakeup can be lost
+ * (a reader that only reads after poll() says so could wait for good)
+ */
+bool gl_bpf_trace_pending(struct gl_bpf *b)
 {
+	if (b->stage_off < b->stage_len)
+		return true;
+	if (!b->reader || ring_buffer__consume(b->rb) <= 0)
+		return false;
 	return b->stage_off < b->stage_len;
 }
 
@@ -344,7 +361,7 @@ ssize_t gl_bpf_trace_read(struct gl_bpf *b, void *buf, size_t len)
 	ret = bs_reader(b);
 	if (ret)
 		return ret;
-	if (!gl_bpf_trace_pending(b)) {
+	if (b->stage_off == b->stage_len) {
 		ret = ring_buffer__consume(b->rb);
 		if (ret < 0)
 			return ret;
@@ -358,7 +375,7 @@ ssize_t gl_bpf_trace_read(struct gl_bpf *b, void *buf, size_t len)
 		n += h->size;
 	}
 	if (!n) {
-		if (gl_bpf_trace_pending(b))
+		if (b->stage_off < b->stage_len)
 			return -EINVAL;	/* @buf too small for the next */
 		return -EAGAIN;
 	}

@@ -165,7 +165,7 @@ ssize_t gl_source_trace_read(struct gl_source *src, void *buf, size_t len)
 	return gl_trace_read(src->fd, buf, len);
 }
 
-bool gl_source_trace_pending(const struct gl_source *src)
+bool gl_source_trace_pending(struct gl_source *src)
 {
 	return src->kind == GL_SOURCE_BPF && gl_bpf_trace_pending(src->bpf);
 }

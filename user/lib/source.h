@@ -75,8 +75,12 @@ int gl_source_threshold(struct gl_source *src, uint32_t family, bool set,
  */
 int gl_source_poll_fd(struct gl_source *src);
 ssize_t gl_source_trace_read(struct gl_source *src, void *buf, size_t len);
-/* records read from the source but not yet returned (poll misses them) */
-bool gl_source_trace_pending(const struct gl_source *src);
+/*
+ * gl_source_trace_pending - records there that poll() may not report:
+ * the BPF source's, fetched or in its ring (whose wakeups can be lost);
+ * always false for the module
+ */
+bool gl_source_trace_pending(struct gl_source *src);
 
 /* gl_source_bpf_pin - pin the BPF source in GL_BPF_PIN_DIR (gpulat attach) */
 int gl_source_bpf_pin(char *err, size_t errlen);

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libgpulat: per-CPU kernel variables the BPF programs read by their
+ * place in the CPU's per-CPU area (bpf_percpu.c).
+ */
+#ifndef _GPULAT_USER_BPF_PERCPU_H
+#define _GPULAT_USER_BPF_PERCPU_H
+
+#include <stdint.h>
+
+struct btf;
+
+/*
+ * gl_bpf_sirq_pending_off - @off: this kernel's softirq pending mask minus
+ * its struct rq, in any CPU's per-CPU area; -ENOENT (and 0) when @btf
+ * (the kernel's) and kallsyms do not say
+ */
+int gl_bpf_sirq_pending_off(const struct btf *btf, int64_t *off);
+
+#endif /* _GPULAT_USER_BPF_PERCPU_H */
