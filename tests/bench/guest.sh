@@ -21,6 +21,9 @@
 # tracepoints of that workload's family).  Output, one line each:
 #   BENCH tps FAMILY TP,TP,...          gpulat's tracepoints, per family
 #   BENCH memory FAMILY PCPU SHARED     debugfs, every family on
+#   BENCH bpf FAMILY STATE...           the BPF source's families (with a
+#                                       bpf_* configuration): attached, or
+#                                       not and why (gpulat status)
 #   BENCH run REP WORKLOAD CONFIG units N ns T [hits H] [...]
 #   BENCH skip CONFIG WORKLOAD REASON...   (WORKLOAD "-": every one)
 #   BENCH done
@@ -47,6 +50,8 @@ DBG=/sys/kernel/debug/gpulat
 TR=/sys/kernel/tracing
 FAMILIES="sched block net irq softirq nvidia mm"
 BT_OUT=/tmp/bpftrace.out
+GPULAT=/gpulat/bin/gpulat
+BPF_PIN=/sys/fs/bpf/gpulat
 
 skip() { echo "BENCH skip $*"; }
 fail() { echo "bench: $*"; exit 1; }
@@ -76,6 +81,57 @@ memory_lines() {
 		m=$(sed -n 's/^memory: \([0-9]*\) bytes per CPU, \([0-9]*\) bytes shared$/\1 \2/p' "$DBG/$f")
 		[ -n "$m" ] && echo "BENCH memory $f $m"
 	done
+}
+
+# --- the BPF source ---------------------------------------------------------
+
+# The families the BPF source attaches on this kernel (a source loaded for
+# one status command: every family's programs through the verifier), and
+# for each other family why not: not in the BPF family table yet ("no
+# tracepoints in this module"), tracepoints missing, a verifier refusal.
+BPF_FAMS="" BPF_WHY=""
+bpf_probe() {
+	[ -x $GPULAT ] || { BPF_WHY="no gpulat tool in the guest (make guest-user builds build/guest/bin/gpulat)"; return; }
+	[ -f /sys/kernel/btf/vmlinux ] || { BPF_WHY="kernel without BTF"; return; }
+	st=$($GPULAT --source bpf status 2>&1) ||
+		{ BPF_WHY="gpulat --source bpf status failed: $(echo "$st" | tail -1)"; return; }
+	for f in $FAMILIES; do
+		s=$(echo "$st" | sed -n "s/^family $f: //p")
+		echo "BENCH bpf $f ${s:-not listed}"
+		if [ "$s" = attached ]; then
+			BPF_FAMS="$BPF_FAMS $f"
+		else
+			eval "BPF_WHY_$f=\"\${s:-not listed by gpulat status}\""
+		fi
+	done
+}
+
+# bpf_up FAMILY|all: pin the BPF source (gpulat attach), every family but
+# FAMILY switched off; prints the -H argument (its hit counters)
+bpf_up() {
+	$GPULAT --source bpf attach >/dev/null || fail "gpulat --source bpf attach failed"
+	off=""
+	for f in $BPF_FAMS; do
+		[ "$1" = all ] || [ "$f" = "$1" ] || off="$off $f"
+	done
+	# shellcheck disable=SC2086 # one word per family
+	[ -z "$off" ] || $GPULAT --source bpf disable $off >/dev/null ||
+		fail "gpulat --source bpf disable$off failed"
+	echo $BPF_PIN/maps/gl_cnt
+}
+
+bpf_down() {
+	$GPULAT --source bpf detach >/dev/null || fail "gpulat --source bpf detach failed"
+	[ ! -e $BPF_PIN ] || fail "$BPF_PIN left after gpulat detach"
+}
+
+# The BPF floors (tests/bench/bpffloor*.c): links pinned in $BPF_FLOOR
+BPF_FLOOR=/sys/fs/bpf/bench-floor
+bpf_floor_up() {
+	grep -q ' /sys/fs/bpf bpf ' /proc/mounts || mount -t bpf bpf /sys/fs/bpf ||
+		fail "cannot mount bpffs"
+	"$bin/bpffloor" "$bin/bpffloor.bpf.o" "$1" $BPF_FLOOR "$2" ||
+		fail "bpffloor $1 $2 failed"
 }
 
 # --- workloads ---------------------------------------------------------------
@@ -184,7 +240,8 @@ wl_run() {
 # applies CONFIG WORKLOAD: whether the configuration is measured there
 applies() {
 	case $1 in
-	none | floor_ret | floor_clock | all) return 0 ;;
+	none | floor_ret | floor_clock | all | bpf_all | bpf_floor_*) return 0 ;;
+	bpf_*) applies "${1#bpf_}" "$2" ;;
 	sched | mm) [ "$2" = pp ] || { [ "$1" = sched ] && [ "$2" = hb ]; } ;;
 	nvidia) [ "$2" = pp ] || [ "$2" = irqgen ] ;;
 	block) [ "$2" = blk ] ;;
@@ -293,6 +350,27 @@ config_ok() {
 		[ -f $TR/synthetic_events ] ||
 			{ skip ftrace - "kernel without synthetic events (CONFIG_SYNTH_EVENTS)"; return 1; } ;;
 	all) return 0 ;;
+	bpf_floor_ret | bpf_floor_raw | bpf_floor_clock)
+		# shellcheck disable=SC2015 # either missing: skip
+		[ -x "$bin/bpffloor" ] && [ -f "$bin/bpffloor.bpf.o" ] ||
+			{ skip "$1" - "BPF floors not built (clang, libbpf-dev on the host)"; return 1; }
+		[ -f /sys/kernel/btf/vmlinux ] || { skip "$1" - "kernel without BTF"; return 1; } ;;
+	bpf_all)
+		[ -n "$BPF_FAMS" ] || { skip bpf_all - "BPF source: ${BPF_WHY:-no family attaches}"; return 1; } ;;
+	bpf_*)
+		f=${1#bpf_}
+		[ -z "$BPF_WHY" ] || { skip "$1" - "BPF source: $BPF_WHY"; return 1; }
+		for b in $BPF_FAMS; do
+			[ "$b" = "$f" ] && return 0
+		done
+		eval "why=\${BPF_WHY_$f:-unknown family}"
+		case $why in
+		*"no tracepoints in this module"*)
+			why="family not in the BPF source on this branch (gpulat status: $why)" ;;
+		*) why="BPF source: $f $why" ;;
+		esac
+		skip "$1" - "$why"
+		return 1 ;;
 	*)
 		for f in $FAMILIES; do
 			[ "$f" = "$1" ] && return 0
@@ -312,6 +390,9 @@ config_up() {
 			fail "insmod gpulat_$1 failed" ;;
 	bpftrace) ;;	# started by the caller: it must not run in a subshell
 	ftrace) ftrace_up ;;
+	bpf_floor_*)
+		bpf_floor_up "${1#bpf_}" "$(eval "echo \$TPS_$(wl_family "$2")")" ;;
+	bpf_*) bpf_up "${1#bpf_}" ;;
 	*) gpulat_load "$1"; echo $DBG ;;
 	esac
 }
@@ -322,6 +403,8 @@ config_down() {
 	floor_ret | floor_clock) rmmod "gpulat_$1" || fail "rmmod gpulat_$1 failed" ;;
 	bpftrace) ;;	# stopped after the last workload of the configuration
 	ftrace) ftrace_down ;;
+	bpf_floor_*) rm -r $BPF_FLOOR || fail "cannot remove $BPF_FLOOR" ;;
+	bpf_*) bpf_down ;;
 	*) rmmod gpulat || fail "rmmod gpulat failed" ;;
 	esac
 }
@@ -369,6 +452,9 @@ for w in $workloads; do
 	wl_ready "$w" && wl="$wl $w"
 done
 
+case " $configs" in
+*" bpf_"*) bpf_probe ;;
+esac
 cl=""
 for c in $configs; do
 	config_ok "$c" && cl="$cl $c"

@@ -33,6 +33,9 @@ FAMILY_HOME = {"sched": ["pp"], "nvidia": ["pp", "irqgen"], "mm": ["pp"],
                "softirq": ["udp", "irq"]}
 PEER_FAMILY = {"bpftrace": {"pp": "sched", "hb": "sched", "blk": "block"},
                "ftrace": {"pp": "sched", "hb": "sched"}}
+# the BPF source: bpf_<family> alone, bpf_all with every family it has
+BPF_FLOORS = ["bpf_floor_ret", "bpf_floor_raw", "bpf_floor_clock"]
+BPF_CONFIGS = BPF_FLOORS + ["bpf_" + f for f in FAMILIES] + ["bpf_all"]
 TARGETS = {
     "sched_per_event": 150.0,
     "family_per_event": 300.0,
@@ -40,6 +43,10 @@ TARGETS = {
     "memory_per_cpu_bytes": 64 * 1024,
     "snapshot_8cpu_ns": 1e6,
     "trace_arrival_ns": 100e6,
+    # the BPF source against the module (per event, same family and
+    # workload) and against bpftrace (its runqlat/biolatency probes)
+    "bpf_to_module": 2.0,
+    "bpf_to_bpftrace": 0.2,
 }
 
 
@@ -82,7 +89,7 @@ def fmt(x, nd=0):
     return f"{x:,.{nd}f}"
 
 
-def parse_run(lines):
+def parse_run(lines, bpf=None):
     runs, skips, tps, memory = {}, [], {}, {}
     for w in lines:
         if w[0] == "run" and len(w) > 4:
@@ -96,11 +103,26 @@ def parse_run(lines):
         elif w[0] == "memory" and len(w) == 4:
             memory[w[1]] = {"per_cpu_bytes": int(w[2]),
                             "shared_bytes": int(w[3])}
+        elif w[0] == "bpf" and len(w) > 2 and bpf is not None:
+            bpf[w[1]] = " ".join(w[2:])
     return runs, skips, tps, memory
 
 
-def icount_part(lines):
-    runs, skips, tps, memory = parse_run(lines)
+def event_ref(c, wl, fam, ent):
+    """the configuration whose events per unit divide c's extra instructions"""
+    if c in FAMILIES:
+        return c
+    if c.startswith("bpf_") and c[4:] in FAMILIES:
+        return c        # its own hits (the BPF source's counters)
+    if c == "bpf_all":
+        # the module's events of the workload's family, as for "all"; the
+        # BPF source's own count of them where the module did not run
+        return fam if fam in ent else "bpf_" + str(fam)
+    return PEER_FAMILY.get(c, {}).get(wl, fam)
+
+
+def icount_part(lines, bpf=None):
+    runs, skips, tps, memory = parse_run(lines, bpf)
     res = {}
     for wl, cfgs in runs.items():
         fam = WORKLOADS.get(wl, ("", "unit", None))[2]
@@ -124,7 +146,7 @@ def icount_part(lines):
             e["per_irq"] = None
             # a family alone: its own hits; every other configuration: the
             # events of the workload's family (or the peer's counterpart)
-            ref = c if c in FAMILIES else PEER_FAMILY.get(c, {}).get(wl, fam)
+            ref = event_ref(c, wl, fam, ent)
             ref_epu = (ent.get(ref) or {}).get("events_per_unit")
             if c == "none":
                 ref_epu = None
@@ -234,8 +256,11 @@ def main():
             continue
         out["kver"] = out["kver"] or kver
         if part == "icount":
-            icount, sk, tps, memory = icount_part(lines)
+            bpf_fams = {}
+            icount, sk, tps, memory = icount_part(lines, bpf_fams)
             out["tracepoints"] = tps
+            if bpf_fams:
+                out["bpf_families"] = bpf_fams
             out["skipped"] += [dict(s, part="icount") for s in sk]
         elif part == "wall":
             wall, sk = wall_part(lines)
@@ -260,14 +285,14 @@ def main():
             n = max(e["n"] for e in ent.values())
             fe = (ent.get(fam) or {}).get("events_per_unit")
             P(f"\n{wl}: {what}; unit: {unit}; {n} reps; {fam} events per unit: " + ("--" if fe is None else f"{fe:.3f}"))
-            P(f"  {'config':<12} {'instr/unit':>10} {'min':>9} {'max':>9} {'overhead':>9} {'hits/unit':>10} {'per hit':>8} {'per event':>12}")
+            P(f"  {'config':<15} {'instr/unit':>10} {'min':>9} {'max':>9} {'overhead':>9} {'hits/unit':>10} {'per hit':>8} {'per event':>12}")
             for c in sorted(ent, key=lambda c: CONFIG_ORDER.index(c) if c in CONFIG_ORDER else 99):
                 e = ent[c]
                 ov = "--" if e["overhead_pct"] is None else f"{e['overhead_pct']:+.1f}%"
                 epu = e.get("events_per_unit")
                 eps = "--" if epu is None else f"{epu:.3f}"
                 pev = "--" if e["per_event"] is None else f"{e['per_event']:,.1f}" + ("" if e["event_ref"] in (c, fam) else f" ({e['event_ref']})") + ("~" if e.get("within_noise") else "")
-                P(f"  {c:<12} {fmt(e['median']):>10} {fmt(e['min']):>9} {fmt(e['max']):>9} {ov:>9} {eps:>10} {fmt(e['per_hit'], 1):>8} {pev:>12}")
+                P(f"  {c:<15} {fmt(e['median']):>10} {fmt(e['min']):>9} {fmt(e['max']):>9} {ov:>9} {eps:>10} {fmt(e['per_hit'], 1):>8} {pev:>12}")
             pi = [(c, e["per_irq"]) for c, e in ent.items()
                   if e.get("per_irq") is not None]
             if pi:
@@ -279,6 +304,10 @@ def main():
         P("  hits/unit: gpulat's probe hits in the timed part; per hit: extra instructions / hits;\n"
           "  per event: extra instructions / events of the workload's family (a family alone: its own);\n"
           "  ~: the difference to none is within the spread of the repetitions (noise)")
+        rows = bpf_rows(icount, out.get("bpf_families", {}))
+        if rows:
+            out["icount"]["bpf"] = rows
+            print_bpf(rows, out.get("bpf_families", {}))
 
     if wall:
         out["wall"] = {"method": "2 vCPUs, wall clock (TCG, tsc=reliable): units per second",
@@ -345,6 +374,18 @@ def main():
                     note = "no events of the family on this workload"
                 target(f"{f} per event ({wl})", v,
                        TARGETS["family_per_event"], "instructions", note)
+        for r in (rows or []):
+            home = r["family"] == "all" or r["workload"] in FAMILY_HOME.get(r["family"], [])
+            if not home:
+                continue
+            if r["family"] != "all":
+                target(f"bpf {r['family']} / module ({r['workload']})",
+                       r["bpf_to_module"], TARGETS["bpf_to_module"], "x",
+                       r["note"])
+            if r.get("bpftrace") is not None:
+                target(f"bpf {r['family']} / bpftrace ({r['workload']})",
+                       r["bpf_to_bpftrace"], TARGETS["bpf_to_bpftrace"], "x",
+                       r["note"])
     if memory:
         target("memory per CPU (per-CPU blocks)", out["memory"]["per_cpu_bytes"],
                TARGETS["memory_per_cpu_bytes"], "bytes",
@@ -398,8 +439,88 @@ def main():
     return 0 if (icount or wall or snaps) else 1
 
 
+def bpf_rows(icount, fams):
+    """per workload and family: the module's and the BPF source's cost per
+    event side by side, with the floors and bpftrace on the same events"""
+    rows = []
+
+    def pe(e):
+        return None if not e or e.get("within_noise") else e.get("per_event")
+
+    for wl in [w for w in WORKLOADS if w in icount]:
+        ent = icount[wl]
+        fam = WORKLOADS[wl][2]
+        for f in FAMILIES + ["all"]:
+            b = ent.get("bpf_" + f)
+            if not b:
+                continue
+            # every family on: only where the BPF source has the
+            # workload's family (else the two measure different events)
+            if f == "all" and fams and fams.get(fam) != "attached":
+                continue
+            m = ent.get(f)
+            r = {"workload": wl, "family": f,
+                 "module_events_per_unit": (m or {}).get("events_per_unit"),
+                 "bpf_events_per_unit": b.get("events_per_unit"),
+                 "module": pe(m), "bpf": pe(b),
+                 "floor_ret": None, "floor_clock": None, "bpftrace": None}
+            for fl in BPF_FLOORS:
+                r[fl] = None
+            notes = []
+            for c, e in (("module", m), ("BPF", b)):
+                if e and e.get("within_noise"):
+                    notes.append(f"{c} within the noise")
+            # the floors hook the workload's family's tracepoints only
+            if f in (fam, "all"):
+                for fl in ["floor_ret", "floor_clock"] + BPF_FLOORS:
+                    r[fl] = pe(ent.get(fl))
+            if PEER_FAMILY["bpftrace"].get(wl) == f:
+                r["bpftrace"] = pe(ent.get("bpftrace"))
+            me, be = r["module_events_per_unit"], r["bpf_events_per_unit"]
+            lacks = [g for g, st in fams.items() if st != "attached"]
+            if f == "all" and lacks:
+                notes.append("BPF without " + ", ".join(lacks))
+            if f != "all" and me and be and abs(be - me) > 0.01 * me:
+                notes.append(f"events per unit differ: BPF {be:.3f}, module {me:.3f}")
+            r["bpf_to_module"] = (r["bpf"] / r["module"]
+                                  if r["bpf"] is not None and r["module"]
+                                  and not (f == "all" and lacks) else None)
+            r["bpf_to_bpftrace"] = (r["bpf"] / r["bpftrace"]
+                                    if r["bpf"] is not None and r["bpftrace"] else None)
+            r["note"] = "; ".join(notes)
+            rows.append(r)
+    return rows
+
+
+def print_bpf(rows, fams):
+    P = print
+    P("\nthe BPF source beside the module, bpftrace and the floors: instructions per event (icount)")
+    if fams:
+        att = [f for f, st in fams.items() if st == "attached"]
+        P("  BPF families attached on this kernel: " + (", ".join(att) or "none")
+          + "; bpf_all is those")
+    P(f"  {'':<17} {'':>11} {'module':-^26} {'BPF':-^35}")
+    P(f"  {'workload':<8} {'family':<8} {'events/unit':>11} {'ret':>8} {'clock':>8} {'family':>8} "
+      f"{'ret':>8} {'raw':>8} {'clock':>8} {'family':>8} {'BPF/mod':>8} {'bpftrace':>9} {'BPF/bt':>7}")
+
+    def r2(x):
+        return "--" if x is None else f"{x:.2f}"
+    for r in rows:
+        ev = r["bpf_events_per_unit"] if r["family"] != "all" else r["module_events_per_unit"]
+        P(f"  {r['workload']:<8} {r['family']:<8} {'--' if ev is None else f'{ev:.3f}':>11} "
+          f"{fmt(r['floor_ret'], 1):>8} {fmt(r['floor_clock'], 1):>8} {fmt(r['module'], 1):>8} "
+          + "".join(f"{fmt(r[fl], 1):>9}" for fl in BPF_FLOORS) +
+          f" {fmt(r['bpf'], 1):>8} {r2(r['bpf_to_module']):>8} {fmt(r['bpftrace'], 1):>9} "
+          f"{r2(r['bpf_to_bpftrace']):>7}" + (f"  ({r['note']})" if r["note"] else ""))
+    P("  events/unit: the BPF source's own hits (all: the module's events of the workload's family);\n"
+      "  ret, clock: the floors (probes that only return; that read the clock and bump a per-CPU\n"
+      "  counter), BPF's as tp_btf and (raw) raw_tp, on the workload's family's tracepoints;\n"
+      "  floors and bpftrace divided by the module's events; --: not run, or within the noise")
+
+
 CONFIG_ORDER = ["none", "floor_ret", "floor_clock", "sched", "block", "net",
-                "irq", "softirq", "nvidia", "mm", "all", "bpftrace", "ftrace"]
+                "irq", "softirq", "nvidia", "mm", "all", "bpftrace", "ftrace"
+                ] + BPF_CONFIGS
 
 if __name__ == "__main__":
     sys.exit(main())
