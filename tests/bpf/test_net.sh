@@ -47,9 +47,12 @@ for i in range($N):
 	SEND_PID=$!
 }
 
+# a namespace that cannot be entered (ip netns exec needs / to be a
+# mount, which a chroot's is not) is no namespace to test in
 if ! ip netns add "$NS" 2>/dev/null ||
+   ! ip netns exec "$NS" true 2>/dev/null ||
    ! ip link add "$A" type veth peer name "$B" 2>/dev/null; then
-	echo "ok 1 # SKIP cannot make a network namespace and a veth pair here"
+	echo "ok 1 # SKIP cannot make and enter a network namespace with a veth pair here"
 	t_done
 	exit
 fi

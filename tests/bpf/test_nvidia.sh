@@ -161,6 +161,9 @@ if ! ${CC:-gcc} -O2 -o "$T_TMP/raw_tp_run" "$HERE/raw_tp_run.c" -lbpf; then
 	not_ok "raw_tp_run built"
 elif ! command -v "${BPFTOOL:-bpftool}" >/dev/null; then
 	ok "Xids # SKIP no bpftool"
+elif ! unshare -m --propagation private sh -c \
+	'mount -t tmpfs none /sys/kernel/tracing' 2>/dev/null; then
+	ok "Xids # SKIP no private mount of /sys/kernel/tracing here (a chroot?)"
 else
 	# the tool takes a module's tracepoint for there when tracefs lists it
 	report_end 4 "$T_TMP/r5.json" unshare -m --propagation private sh -c '
