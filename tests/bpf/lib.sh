@@ -79,7 +79,8 @@ PYEOF
 
 # bpf_stale PID MAP N: put N stale stamps (ts 1 ns, at addresses 1..N, no
 # object's) in the in-flight map MAP of the gpulat process PID, once it
-# has loaded its programs (3 s at most); prints how many went in
+# has loaded its programs and taken its first snapshot (1 s after its
+# maps appear; 3 s at most for them); prints how many went in
 bpf_stale() {
 	"$PY" - "$@" <<'PYEOF'
 import glob, json, re, subprocess, sys, time
@@ -101,6 +102,10 @@ for _ in range(30):
     if mid:
         break
     time.sleep(0.1)
+# the maps exist before the programs load and the interval's first
+# snapshot is taken: a stamp put in before it is swept before the
+# interval, not in it
+time.sleep(1.0)
 put = 0
 le = lambda v, k: " ".join("%02x" % b for b in v.to_bytes(k, "little"))
 for a in range(1, n + 1) if mid else []:
