@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * GL_TP(tp, prog, args...) - one program body attached two ways:
- * SEC("tp_btf/tp") as prog (BTF-typed arguments, the cheaper call, on a
- * kernel whose BTF describes the tracepoint: Linux 5.5 and later) and
+ * SEC("tp_btf/tp") as prog (BTF-typed arguments, on a kernel whose BTF
+ * describes the tracepoint: Linux 5.5 and later; its call costs what
+ * raw_tp's does) and
  * SEC("raw_tp/tp") as prog##_raw (the same arguments untyped, on a kernel
  * without), chosen at load by user/lib/bpf_source.c.  The bodies read
  * every pointer through BPF_CORE_READ, which serves both.  An integer
