@@ -61,7 +61,7 @@ struct {
  * numbers ("nsfs: add inode number for each namespace", enum
  * init_ns_ino); before, init_net's address, from kallsyms (0 where it is
  * not listed: every device then counts as outside, see
- * Documentation/bpf-bpf-block-net.txt).
+ * Documentation/bpf-families.rst).
  */
 enum init_ns_ino___gl {
 	NET_NS_INIT_INO___gl = 0,
