@@ -49,13 +49,17 @@ for i in range($N):
 
 # a namespace that cannot be entered (ip netns exec needs / to be a
 # mount, which a chroot's is not) is no namespace to test in
+VETH=1
 if ! ip netns add "$NS" 2>/dev/null ||
    ! ip netns exec "$NS" true 2>/dev/null ||
    ! ip link add "$A" type veth peer name "$B" 2>/dev/null; then
-	echo "ok 1 # SKIP cannot make and enter a network namespace with a veth pair here"
-	t_done
-	exit
+	VETH=0
+	T_N=$((T_N + 1))
+	echo "ok $T_N # SKIP veth and netns: cannot make and enter a network namespace with a veth pair here"
 fi
+# the veth pair, one end in a namespace of its own (not indented: the
+# Python programs in it are quoted with their own indentation)
+if ((VETH)); then
 # no IPv6: no router or neighbour solicitations among the datagrams
 sysctl -qw "net.ipv6.conf.$A.disable_ipv6=1"
 ip link set "$B" netns "$NS"
@@ -139,6 +143,7 @@ if command -v bpftool >/dev/null; then
 else
 	T_N=$((T_N + 1))
 	echo "ok $T_N # SKIP no bpftool to put stale stamps in"
+fi
 fi
 
 # loopback: each datagram is one transmission of lo and one backlog trip
