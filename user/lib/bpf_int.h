@@ -56,6 +56,26 @@ int gl_bpf_conf_get(const struct gl_bpf *b, struct gl_bpf_conf *c);
 int gl_bpf_conf_put(struct gl_bpf *b, const struct gl_bpf_conf *c);
 uint64_t gl_bpf_now_ns(void);
 
+/* bpf_load.c */
+void gl_bpf_log_init(void);
+struct gpulat_bpf *gl_bpf_skel_open(void);
+/* gl_bpf_precheck - why the BPF source cannot run here, or 0 */
+int gl_bpf_precheck(char *err, size_t errlen);
+/* gl_bpf_load - open and load the skeleton (a refused family left out) */
+int gl_bpf_load(struct gl_bpf *b, char *err, size_t errlen);
+/* gl_bpf_collect - the map and program fds of the loaded skeleton */
+int gl_bpf_collect(struct gl_bpf *b);
+
+/* bpf_attach.c */
+/* gl_bpf_pin_path - where @name of @kind (maps, progs, links) is pinned */
+void gl_bpf_pin_path(char *buf, size_t len, const char *kind,
+		     const char *name);
+/* gl_bpf_prog_name - the program of tracepoint @i of family @f */
+const char *gl_bpf_prog_name(char *buf, size_t len, uint32_t f,
+			     unsigned int i, bool raw);
+/* gl_bpf_family_on - attach family @f's programs; undone on a failure */
+int gl_bpf_family_on(struct gl_bpf *b, uint32_t f);
+
 /* bpf_trace.c */
 void gl_bpf_trace_close(struct gl_bpf *b);
 

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libgpulat: the BPF source's attach.  Each family's tracepoints in the
+ * module's order, undone on a failure; its state cleared before (as the
+ * module's clear) and its task iterator run after; its links pinned too
+ * when the source is (gpulat attach).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf_fam.h"
+#include "bpf_int.h"
+#include "bpf_source.h"
+#include "gpulat_user.h"
+#include "libinternal.h"
+#include "source.h"
+
+/* --- Attach ------------------------------------------------------------- */
+
+static int bs_attach_tp(struct gl_bpf *b, uint32_t f, unsigned int i)
+{
+	const struct gl_bpf_family *bf = gl_bpf_family(f);
+	struct gl_bpf_tpst *t = &b->tp[f][i];
+	const char *tp;
+
+	if (t->link_fd >= 0 || t->prog_fd < 0)
+		return 0;
+	tp = strchr(bf->tps[i].tracepoint, ':');
+	tp = tp ? tp + 1 : bf->tps[i].tracepoint;
+	t->link_fd = bpf_raw_tracepoint_open(t->raw ? tp : NULL, t->prog_fd);
+	if (t->link_fd < 0) {
+		t->link_fd = -1;
+		t->state = GPULAT_PROBE_FAILED;
+		t->error = errno;
+		return -errno;
+	}
+	t->state = GPULAT_PROBE_ATTACHED;
+	t->error = 0;
+	return 0;
+}
+
+static void bs_detach_tp(struct gl_bpf_tpst *t)
+{
+	if (t->link_fd < 0)
+		return;
+	close(t->link_fd);
+	t->link_fd = -1;
+	t->state = GPULAT_PROBE_DISABLED;
+}
+
+/* gl_bpf_pin_path - where @name is pinned; bpffs refuses dots in names */
+void gl_bpf_pin_path(char *buf, size_t len, const char *kind,
+			const char *name)
+{
+	char *p;
+	int n;
+
+	n = snprintf(buf, len, "%s/%s/", GL_BPF_PIN_DIR, kind);
+	snprintf(buf + n, len - n, "%s", name);
+	for (p = buf + n; *p; p++)
+		if (*p == '.')
+			*p = '_';
+}
+
+const char *gl_bpf_prog_name(char *buf, size_t len, uint32_t f,
+				unsigned int i, bool raw)
+{
+	snprintf(buf, len, "%s%s", gl_bpf_family(f)->tps[i].prog,
+		 raw ? "_raw" : "");
+	return buf;
+}
+
+/* bs_run_iter - run task iterator @prog_fd once over every task */
+static int bs_run_iter(int prog_fd)
+{
+	char buf[64];
+	int link, fd, ret = 0;
+	ssize_t n;
+
+	link = bpf_link_create(prog_fd, 0, BPF_TRACE_ITER, NULL);
+	if (link < 0)
+		return -errno;
+	fd = bpf_iter_create(link);
+	if (fd < 0) {
+		ret = -errno;
+	} else {
+		/* it writes nothing: one read walks them all */
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			;
+		if (n < 0)
+			ret = -errno;
+		close(fd);
+	}
+	close(link);
+	return ret;
+}
+
+/*
+ * bs_family_ops - the family's clear before its programs attach, when
+ * some are loaded and none is attached (@before), its task iterator
+ * after
+ */
+static void bs_family_ops(struct gl_bpf *b, uint32_t f, bool before)
+{
+	const struct gl_bpf_family *bf = gl_bpf_family(f);
+	bool loaded = false;
+	unsigned int i;
+	int ret = 0;
+
+	if (before) {
+		for (i = 0; i < bf->nr_tps; i++) {
+			if (b->tp[f][i].link_fd >= 0)
+				return;
+			loaded |= b->tp[f][i].prog_fd >= 0;
+		}
+		if (loaded && bf->clear)
+			ret = bf->clear(b);
+	} else if (bf->iter_prog) {
+		ret = b->iter_fd[f] >= 0 ? bs_run_iter(b->iter_fd[f]) : -ENOENT;
+	}
+	if (ret)
+		fprintf(stderr, "gpulat: the %s family's BPF %s failed: %s\n",
+			gl_family_name(f),
+			before ? "clear" : "task iterator", strerror(-ret));
+}
+
+/*
+ * gl_bpf_family_on - attach a family's programs, in its order; on a failure
+ * the ones attached are detached again (the family is off, failed)
+ */
+int gl_bpf_family_on(struct gl_bpf *b, uint32_t f)
+{
+	const struct gl_bpf_family *bf = gl_bpf_family(f);
+	char name[GL_BPF_NAME], path[256];
+	unsigned int i, any = 0;
+	int ret;
+
+	bs_family_ops(b, f, true);
+	for (i = 0; i < bf->nr_tps; i++) {
+		struct gl_bpf_tpst *t = &b->tp[f][i];
+
+		if (t->prog_fd < 0)
+			continue;
+		ret = bs_attach_tp(b, f, i);
+		if (!ret && b->pinned) {
+			gl_bpf_pin_path(path, sizeof(path), "links",
+				    gl_bpf_prog_name(name, sizeof(name), f, i,
+						 t->raw));
+			if (bpf_obj_pin(t->link_fd, path))
+				ret = -errno;
+		}
+		/* an optional one (a driver's) fails alone: the rest stay */
+		if (ret && bf->tps[i].optional && t->link_fd < 0)
+			continue;
+		if (ret) {
+			while (i--) {
+				bs_detach_tp(&b->tp[f][i]);
+				if (b->pinned) {
+					gl_bpf_pin_path(path, sizeof(path), "links",
+						    gl_bpf_prog_name(name, sizeof(name),
+								 f, i,
+								 b->tp[f][i].raw));
+					unlink(path);
+				}
+			}
+			return ret;
+		}
+		any++;
+	}
+	if (any)
+		bs_family_ops(b, f, false);
+	return any ? 0 : -ENODEV;
+}
+
+static void bs_family_off(struct gl_bpf *b, uint32_t f)
+{
+	const struct gl_bpf_family *bf = gl_bpf_family(f);
+	char name[GL_BPF_NAME], path[256];
+	unsigned int i;
+
+	for (i = bf->nr_tps; i--;) {
+		struct gl_bpf_tpst *t = &b->tp[f][i];
+
+		if (t->link_fd < 0)
+			continue;
+		if (b->pinned) {
+			gl_bpf_pin_path(path, sizeof(path), "links",
+				    gl_bpf_prog_name(name, sizeof(name), f, i,
+						 t->raw));
+			unlink(path);
+		}
+		bs_detach_tp(t);
+	}
+}
+
+/*
+ * bs_family_clear - forget a family's pending stamps before it is switched
+ * on again, as the module does: no program of it runs now
+ */
+static void bs_family_clear(struct gl_bpf *b, const struct gl_bpf_family *bf)
+{
+	struct bpf_map_info info = { 0 };
+	uint32_t len = sizeof(info);
+	uint64_t key, next;
+	uint32_t zero = 0;
+	void *v;
+	int fd;
+
+	fd = bf->inflight ? gl_bpf_map_fd(b, bf->inflight) : -1;
+	/* deleting the first key each time: the walk of a changing map */
+	while (fd >= 0 && !bpf_map_get_next_key(fd, NULL, &next)) {
+		key = next;
+		if (bpf_map_delete_elem(fd, &key))
+			break;
+	}
+	fd = bf->pcpu_state ? gl_bpf_map_fd(b, bf->pcpu_state) : -1;
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return;
+	/* a per-CPU value is rounded up to 8 bytes per CPU */
+	v = calloc(b->ncpus, (info.value_size + 7) & ~7U);
+	if (v)
+		bpf_map_update_elem(fd, &zero, v, BPF_ANY);
+	free(v);
+}
+
+int gl_bpf_family_switch(struct gl_bpf *b, uint32_t family, bool on)
+{
+	const struct gl_bpf_family *bf = gl_bpf_family(family);
+	unsigned int i;
+	bool loaded = false, attached = false;
+
+	if (!bf)
+		return -ENOENT;
+	for (i = 0; i < bf->nr_tps; i++) {
+		loaded |= b->tp[family][i].prog_fd >= 0;
+		attached |= b->tp[family][i].link_fd >= 0;
+	}
+	if (!loaded)
+		return -ENODEV;
+	if (!on) {
+		bs_family_off(b, family);
+		return 0;
+	}
+	if (!attached)
+		bs_family_clear(b, bf);
+	return gl_bpf_family_on(b, family);
+}
