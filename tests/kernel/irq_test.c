@@ -167,7 +167,7 @@ TEST(nic_handler_counts_every_interrupt)
 	struct gl_snapshot *a = NULL, *b = NULL, *d = NULL;
 	struct irq_line la, lb;
 	struct gl_hist h, rx_run, rx_wait, part;
-	unsigned long long irqs;
+	unsigned long long irqs, no_start;
 	uint64_t key, p50, p99;
 	char err[256], cmd[128];
 	int fd, i;
@@ -246,7 +246,18 @@ TEST(nic_handler_counts_every_interrupt)
 	EXPECT_EQ(0, counter(d, GPULAT_FAM_IRQ, GPULAT_IRQ_NEGATIVE));
 	EXPECT_EQ(0, counter(d, GPULAT_FAM_IRQ, GPULAT_IRQ_KEYS_FULL));
 	EXPECT_EQ(0, counter(d, GPULAT_FAM_SOFTIRQ, GPULAT_SOFTIRQ_NEGATIVE));
-	EXPECT_EQ(0, counter(d, GPULAT_FAM_SOFTIRQ, GPULAT_SOFTIRQ_NO_START));
+	/*
+	 * A raise whose stamp its vector's two-entry queue has no room for
+	 * is counted, not lost silently.  On PREEMPT_RT, where softirqs run
+	 * in threads and a vector is raised again while two raises wait,
+	 * the tick's vectors do that now and then (1 or 2 in a window, seen
+	 * with NET_RX's waits equal to its runs); a NIC's run without its
+	 * raise is one such count too.
+	 */
+	no_start = counter(d, GPULAT_FAM_SOFTIRQ, GPULAT_SOFTIRQ_NO_START);
+	EXPECT_LE(rx_run.count - (rx_wait.count < rx_run.count ?
+				  rx_wait.count : rx_run.count), no_start);
+	EXPECT_GE(2 + irqs / 50, no_start);
 
 	gl_snapshot_free(a);
 	gl_snapshot_free(b);
