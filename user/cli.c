@@ -169,8 +169,9 @@ static int cli_positional(struct gpulat_opts *o, const char *arg, int *nr_num,
  * cli_threshold - a --threshold FAMILY=DURATION argument; DURATION has a
  * unit (ns, us, ms, s), or is 0 or "off"
  */
-static int cli_threshold(struct gpulat_opts *o, const char *arg,
-			 const char *cmd, FILE *err)
+static int cli_family_duration(uint64_t *values, uint64_t *set,
+				const char *what, const char *arg,
+				const char *cmd, FILE *err)
 {
 	const char *eq = strchr(arg, '=');
 	char name[32], valid[128];
@@ -179,8 +180,8 @@ static int cli_threshold(struct gpulat_opts *o, const char *arg,
 
 	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(name))
 		return cli_error(err, cmd,
-				 "bad threshold '%s': FAMILY=DURATION, e.g. sched=5ms",
-				 arg);
+				 "bad %s '%s': FAMILY=DURATION, e.g. sched=5ms",
+				 what, arg);
 	memcpy(name, arg, eq - arg);
 	name[eq - arg] = '\0';
 	fam = gl_family_lookup(name);
@@ -195,9 +196,112 @@ static int cli_threshold(struct gpulat_opts *o, const char *arg,
 		return cli_error(err, cmd,
 				 "bad duration '%s': a number with a unit (ns, us, ms, s) up to 1000s, or 0/off",
 				 eq + 1);
-	o->thresholds[fam] = ns;
-	o->thresholds_set |= 1ULL << fam;
+	values[fam] = ns;
+	if (set)
+		*set |= 1ULL << fam;
 	return 0;
+}
+
+static int cli_threshold(struct gpulat_opts *o, const char *arg,
+			 const char *cmd, FILE *err)
+{
+	return cli_family_duration(o->thresholds, &o->thresholds_set,
+				   "threshold", arg, cmd, err);
+}
+
+/* cli_uint - a whole number in [@lo, @hi] */
+static int cli_uint(const char *s, unsigned long lo, unsigned long hi,
+		    unsigned long *out)
+{
+	unsigned long v;
+	const char *p;
+
+	for (p = s; *p; p++)
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+	if (p == s || p - s > 9)
+		return -EINVAL;
+	v = strtoul(s, NULL, 10);
+	if (v < lo || v > hi)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+/* cli_dir - a folder argument: not empty */
+static int cli_dir(const char **to, const char *arg, const char *opt,
+		   const char *cmd, FILE *err)
+{
+	if (!arg[0])
+		return cli_error(err, cmd, "%s needs a folder", opt);
+	*to = arg;
+	return 0;
+}
+
+/* cli_serve - the options of gpulat serve; 1: not one of them */
+static int cli_serve(struct gpulat_opts *o, int opt, const char *arg,
+		     const char *cmd, FILE *err)
+{
+	unsigned long v;
+
+	switch (opt) {
+	case 'L':
+		if (!arg[0] || !strchr(arg, ':'))
+			return cli_error(err, cmd,
+					 "bad --listen '%s': ADDRESS:PORT, [IPV6]:PORT or :PORT",
+					 arg);
+		o->listen = arg;
+		return 0;
+	case 'T':
+		return cli_dir(&o->textfile, arg, "--textfile", cmd, err);
+	case 'F':
+		return cli_dir(&o->flight, arg, "--flight", cmd, err);
+	case 'b':
+		if (cli_uint(arg, 1, 8, &v) || !(v == 1 || v == 2 || v == 4 ||
+						 v == 8))
+			return cli_error(err, cmd,
+					 "bad --buckets '%s': 8, 4, 2 or 1 per power of two",
+					 arg);
+		o->serve_buckets = v;
+		return 0;
+	case 'k':
+		if (cli_uint(arg, 1, 4096, &o->serve_max_keys))
+			return cli_error(err, cmd,
+					 "bad --max-keys '%s': a whole number from 1 to 4096",
+					 arg);
+		return 0;
+	case 'K':
+		if (cli_uint(arg, 1, 1000, &o->flight_keep))
+			return cli_error(err, cmd,
+					 "bad --flight-keep '%s': a whole number from 1 to 1000",
+					 arg);
+		return 0;
+	case 'W':
+	case 'A':
+	case 'G': {
+		double *d = opt == 'W' ? &o->flight_before_s :
+			    opt == 'A' ? &o->flight_after_s : &o->flight_gap_s;
+
+		if (!strcmp(arg, "0") && opt == 'G') {
+			*d = 0;
+			return 0;
+		}
+		if (cli_parse_interval(arg, d) || (opt != 'G' && *d > 3600))
+			return cli_error(err, cmd,
+					 "bad %s '%s': seconds from %g to %.0f",
+					 opt == 'W' ? "--flight-window" :
+					 opt == 'A' ? "--flight-after" :
+					 "--flight-gap", arg,
+					 opt == 'G' ? 0 : GPULAT_INTERVAL_MIN,
+					 opt == 'G' ? GPULAT_INTERVAL_MAX : 3600.0);
+		return 0;
+	}
+	case 'g':
+		return cli_family_duration(o->triggers, NULL, "trigger", arg,
+					   cmd, err);
+	default:
+		return 1;
+	}
 }
 
 /* cli_unknown_option - message for the option getopt refused */
@@ -238,6 +342,16 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		{ "threshold",	required_argument,	NULL, 't' },
 		{ "duration",	required_argument,	NULL, 'd' },
 		{ "interval",	required_argument,	NULL, 'I' },
+		{ "listen",	required_argument,	NULL, 'L' },
+		{ "textfile",	required_argument,	NULL, 'T' },
+		{ "flight",	required_argument,	NULL, 'F' },
+		{ "buckets",	required_argument,	NULL, 'b' },
+		{ "max-keys",	required_argument,	NULL, 'k' },
+		{ "flight-window", required_argument,	NULL, 'W' },
+		{ "flight-after", required_argument,	NULL, 'A' },
+		{ "flight-gap",	required_argument,	NULL, 'G' },
+		{ "flight-keep", required_argument,	NULL, 'K' },
+		{ "trigger",	required_argument,	NULL, 'g' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *optstring = c->optstring, *cmd = c->name;
@@ -297,8 +411,12 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 			o->has_report_interval = true;
 			break;
 		default:
-			return cli_unknown_option(argc, argv, cmd, optstring,
-						  err);
+			ret = cli_serve(o, opt, optarg, cmd, err);
+			if (ret == 1)
+				return cli_unknown_option(argc, argv, cmd,
+							  optstring, err);
+			if (ret)
+				return ret;
 		}
 	}
 	for (; optind < argc; optind++) {
@@ -350,6 +468,10 @@ int gpulat_parse_args(int argc, char **argv, struct gpulat_opts *o, FILE *err)
 	int shift;
 
 	memset(o, 0, sizeof(*o));
+	o->flight_before_s = GPULAT_FLIGHT_BEFORE_S;
+	o->flight_after_s = GPULAT_FLIGHT_AFTER_S;
+	o->flight_gap_s = GPULAT_FLIGHT_GAP_S;
+	o->flight_keep = GPULAT_FLIGHT_KEEP;
 	src = getenv(GL_SOURCE_ENV);
 	if (src && *src && gl_source_parse(src, &o->source))
 		return cli_error(err, NULL,

@@ -46,7 +46,8 @@ enum gpulat_exit {
 	X(DIAGNOSE, diagnose) \
 	X(REPORT, report) \
 	X(ATTACH, attach) \
-	X(DETACH, detach)
+	X(DETACH, detach) \
+	X(SERVE, serve)
 
 enum gpulat_cmd {
 	GPULAT_CMD_NONE,
@@ -110,6 +111,12 @@ enum gpulat_cmd gpulat_command_lookup(const char *word);
 #define GPULAT_REPORT_SECONDS	30.0
 #define GPULAT_REPORT_INTERVAL	5.0
 
+/* Defaults of serve's flight recorder: seconds before, after, between. */
+#define GPULAT_FLIGHT_BEFORE_S	60.0
+#define GPULAT_FLIGHT_AFTER_S	10.0
+#define GPULAT_FLIGHT_GAP_S	300.0
+#define GPULAT_FLIGHT_KEEP	10
+
 struct gpulat_opts {
 	enum gpulat_cmd cmd;
 	enum gl_source_kind source;	/* --source, GPULAT_SOURCE */
@@ -135,6 +142,16 @@ struct gpulat_opts {
 	double duration_s;	/* --duration; trace: 0 = until Ctrl-C */
 	bool has_report_interval;
 	double report_interval_s;	/* report --interval */
+	/* serve (defaults set by the parser: engine/serve.h, flight.h) */
+	const char *listen;	/* --listen ADDR:PORT; NULL: no HTTP */
+	const char *textfile;	/* --textfile DIR */
+	const char *flight;	/* --flight DIR */
+	unsigned long serve_buckets;	/* --buckets: per power of two */
+	unsigned long serve_max_keys;	/* --max-keys: per metric */
+	double flight_before_s, flight_after_s, flight_gap_s;
+	unsigned long flight_keep;	/* --flight-keep */
+	/* --trigger FAMILY=DURATION: the recorder's outlier bound, ns */
+	uint64_t triggers[GPULAT_FAM_MAX];
 };
 
 /* Softirq vectors (the kernel's enum, stable) that gpulat hist net adds. */
@@ -236,7 +253,8 @@ int control_run(const struct gpulat_opts *o);
 const char *control_reason(char *buf, size_t len, enum gpulat_cmd cmd,
 			   int err);
 
-/* cmd/version.c: gpulat --version */
+/* cmd/version.c: gpulat --version; gpulat_version() is "0.1.0-12-gabc" */
 int version_run(FILE *out);
+const char *gpulat_version(void);
 
 #endif /* _GPULAT_USER_TOOL_H */

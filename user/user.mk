@@ -36,6 +36,9 @@ USER_INC := -I user -I user/lib -I user/engine -I user/cmd -I kmod \
 	    -I bpf -I $(BPF_OUT)
 # libbpf (the BPF source) and what it needs, static too for the guest.
 USER_LDLIBS := -lbpf -lelf -lz -lm
+# gpulat serve's HTTP (libmicrohttpd), dynamic builds only: Debian has no
+# static GnuTLS for it, so the static guest tool serves --textfile alone.
+USER_HTTP_LDLIBS := -lmicrohttpd -pthread
 USER_CPPFLAGS := -D_GNU_SOURCE $(USER_INC) -MMD -MP
 USER_CFLAGS := $(USER_OPT) $(USER_WARN) -std=gnu11
 
@@ -125,7 +128,10 @@ $(USER_TOOL_LIB): $(USER_TOOL_OBJS)
 	$(USER_AR) rcs $@ $^
 
 $(USER_BIN): $(USER_OUT)/obj/gpulat.o $(USER_TOOL_LIB) $(USER_LIB)
-	$(USER_CC) $(USER_CFLAGS) -o $@ $^ $(USER_LDLIBS)
+	$(USER_CC) $(USER_CFLAGS) -o $@ $^ $(USER_LDLIBS) $(USER_HTTP_LDLIBS)
+
+$(USER_OUT)/obj/engine/serve_http.o $(USER_UNIT_OUT)/obj/engine/serve_http.o: \
+	USER_CPPFLAGS += -DGPULAT_HTTP
 
 guest-user: $(USER_GUEST_BIN) $(USER_LIB_STATIC) $(USER_TOOL_LIB_STATIC)
 
@@ -171,13 +177,13 @@ $(USER_UNIT_TOOL_LIB): $(USER_UNIT_TOOL_OBJS)
 
 $(USER_UNIT_BIN): $(USER_UNIT_OUT)/obj/gpulat.o $(USER_UNIT_TOOL_LIB) \
 		  $(USER_UNIT_LIB)
-	$(USER_CC) $(USER_UNIT_CFLAGS) -o $@ $^ $(USER_LDLIBS)
+	$(USER_CC) $(USER_UNIT_CFLAGS) -o $@ $^ $(USER_LDLIBS) $(USER_HTTP_LDLIBS)
 
 # Unit tests cover the tool too: both archives, the tool's first.
 $(USER_UNIT_OUT)/test_%: $(USER_UNIT_OUT)/obj/t_test_%.o \
 			 $(USER_UNIT_HELPER_OBJS) $(USER_UNIT_TOOL_LIB) \
 			 $(USER_UNIT_LIB)
-	$(USER_CC) $(USER_UNIT_CFLAGS) -o $@ $^ $(USER_LDLIBS)
+	$(USER_CC) $(USER_UNIT_CFLAGS) -o $@ $^ $(USER_LDLIBS) $(USER_HTTP_LDLIBS)
 
 # Every test runs even when one fails; the target fails if any did.
 # GPULAT_SOURCE=kmod: the tool's tests are of the module's absence and

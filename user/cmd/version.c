@@ -6,6 +6,11 @@
 #include "gpulat.h"
 #include "version.h"	/* generated: build/user/version.h */
 
+const char *gpulat_version(void)
+{
+	return GPULAT_VERSION;
+}
+
 /* version_run - print "gpulat VERSION (ABI M.N)"; works without the module */
 int version_run(FILE *out)
 {

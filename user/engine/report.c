@@ -131,6 +131,8 @@ static char *report_header(struct report *r)
 	fprintf(f, "gpulat report %s\n\n", r->top);
 	fprintf(f, "host:      %s\n", r->host);
 	fprintf(f, "started:   %s\n", r->when);
+	if (r->trigger[0])
+		fprintf(f, "trigger:   %s\n", r->trigger);
 	fprintf(f, "kernel:    %s\n", r->kernel[0] ? r->kernel : "unknown");
 	fprintf(f, "tool:      gpulat ABI %u.%u\n", GPULAT_ABI_MAJOR,
 		GPULAT_ABI_MINOR);
@@ -169,7 +171,6 @@ static char *report_header(struct report *r)
 /* report_collect - fill the folder; 0, or -errno after a message */
 int report_collect(struct report *r, struct gl_source *src)
 {
-	char *header;
 	int ret;
 
 	ret = hostfacts_start(&r->hf, r->root, &r->b);
@@ -197,6 +198,22 @@ int report_collect(struct report *r, struct gl_source *src)
 	} else {
 		report_wait(r);
 	}
+	return report_write(r);
+fail:
+	fprintf(stderr, "gpulat: %s\n", r->b.errmsg[0] ? r->b.errmsg :
+		strerror(-ret));
+	return ret;
+}
+
+/*
+ * report_write - the files of a finished watch (or wait), the host facts'
+ * end and the MANIFEST; 0, or -errno after a message
+ */
+int report_write(struct report *r)
+{
+	char *header;
+	int ret;
+
 	ret = hostfacts_end(&r->hf, &r->b);
 	if (!ret)
 		ret = report_nvml(r);

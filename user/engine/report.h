@@ -38,6 +38,8 @@ struct report {
 	double waited_s;		/* without the module: time waited */
 	char module[512];		/* why the module is absent; "" if read */
 	char source[160];	/* the source watched, described; "" if none */
+	/* the flight recorder's: what triggered this bundle; "" otherwise */
+	char trigger[256];
 	uint32_t major, minor;
 };
 
@@ -49,6 +51,12 @@ int report_output(struct report *r);
 int report_workdir(struct report *r);
 /* report_collect - the watch (@src NULL: no source) and the files */
 int report_collect(struct report *r, struct gl_source *src);
+/*
+ * report_write - the files of r->w (watched) or of the wait, the host
+ * facts' end and the MANIFEST (report_collect ends with it; the flight
+ * recorder fills r->w itself)
+ */
+int report_write(struct report *r);
 /* report_archive - pack the folder into r->out */
 int report_archive(struct report *r);
 /* report_release - remove the temporary folder, free what @r holds and @r */

@@ -305,3 +305,23 @@ void watch_free(struct watch *w)
 	free(w->recs);
 	memset(w, 0, sizeof(*w));
 }
+
+int watch_read_trace(struct gl_source *src, struct watch *w,
+		     void (*on_rec)(const struct gl_trace_rec *rec, void *arg),
+		     void *arg, FILE *err)
+{
+	return watch_drain(src, w, false, on_rec, arg, err);
+}
+
+int watch_begin_thresholds(struct gl_source *src, struct watch *w,
+			   const uint64_t *given, uint64_t set, uint64_t *old,
+			   FILE *err)
+{
+	return watch_thresholds(src, w, given, set, old, err);
+}
+
+void watch_end_thresholds(struct gl_source *src, const struct watch *w,
+			  uint64_t set, uint64_t *old)
+{
+	watch_restore(src, w, set, old);
+}

@@ -55,6 +55,23 @@ int watch_run(struct gl_source *src, double duration_s, double interval_s,
 	      void *arg, FILE *err);
 void watch_free(struct watch *w);
 
+/*
+ * For a loop of its own (gpulat serve): watch_read_trace() hands what
+ * the trace holds now to @on_rec (losses counted in w->lost), -errno on
+ * a read error; watch_begin_thresholds() applies @given (families in
+ * @set), keeping the source's in @old and the ones in effect in @w
+ * (trace_ok: the source has a trace); watch_end_thresholds() puts back
+ * what the begin changed.
+ */
+int watch_read_trace(struct gl_source *src, struct watch *w,
+		     void (*on_rec)(const struct gl_trace_rec *rec, void *arg),
+		     void *arg, FILE *err);
+int watch_begin_thresholds(struct gl_source *src, struct watch *w,
+			   const uint64_t *given, uint64_t set, uint64_t *old,
+			   FILE *err);
+void watch_end_thresholds(struct gl_source *src, const struct watch *w,
+			  uint64_t set, uint64_t *old);
+
 /* watch_stop_on_signal - SIGINT/SIGTERM end a watch early (and gpulat trace) */
 void watch_stop_on_signal(void);
 void watch_request_stop(void);

@@ -18,27 +18,72 @@
 #define US	1000ULL
 #define MS	1000000ULL
 
-/* A series a diagnosis judges: layer, expected p99, weight in percent. */
-#define JUDGED(n, k, l, p99, w) \
+/*
+ * A series a diagnosis judges: layer, expected p99, weight in percent;
+ * then its metric, M(metric, labels).
+ */
+#define JUDGED(n, k, l, p99, w, m) \
 	{ .name = (n), .key = (k), .judged = true, .layer = (l), \
-	  .expect_p99_ns = (p99), .weight = (w) }
+	  .expect_p99_ns = (p99), .weight = (w), m }
+#define M(m, labels)	.metric = (m), .metric_labels = (labels)
+
+/* Prometheus metrics: the unit is the second, as its conventions ask. */
+static const struct gl_metric_info gl_metrics[GL_NR_METRICS] = {
+	[GL_METRIC_RUNQUEUE] = {
+		"gpulat_runqueue_latency_seconds",
+		"Run-queue latency: wakeup (kind=wakeup) or preemption (kind=preempt) to running on a CPU",
+	},
+	[GL_METRIC_BLOCK] = {
+		"gpulat_block_latency_seconds",
+		"Block I/O latency: insert to issue (stage=queue), issue to completion (stage=device)",
+	},
+	[GL_METRIC_NET] = {
+		"gpulat_net_latency_seconds",
+		"Network latency: queued to the device to its completion (stage=tx), enqueued to the backlog to processed (stage=backlog)",
+	},
+	[GL_METRIC_IRQ] = {
+		"gpulat_irq_handler_seconds",
+		"Hard IRQ handler duration: irq_handler_entry to irq_handler_exit",
+	},
+	[GL_METRIC_SOFTIRQ] = {
+		"gpulat_softirq_latency_seconds",
+		"Softirq latency: raised to running (stage=wait), entry to exit (stage=run)",
+	},
+	[GL_METRIC_NVIDIA_IRQ] = {
+		"gpulat_nvidia_irq_latency_seconds",
+		"NVIDIA driver interrupts: hard handler duration (path=hardirq), its irq/N-nvidia thread woken to running (thread_wake) and its run (thread_run)",
+		.key_is_gpu = true,
+	},
+	[GL_METRIC_NVIDIA_KTHREAD] = {
+		"gpulat_nvidia_kthread_wake_latency_seconds",
+		"NVIDIA driver kernel threads: woken to running",
+	},
+	[GL_METRIC_MM] = {
+		"gpulat_mm_stall_seconds",
+		"Memory stalls: direct reclaim begin to end, compaction begin to end (direct or background)",
+	},
+};
 
 static const struct gl_series_info sched_series[] = {
 	[GPULAT_SCHED_WAKEUP] =
-		JUDGED("sched.wakeup", GL_KEY_NONE, GL_LAYER_SCHED, 1 * MS, 100),
+		JUDGED("sched.wakeup", GL_KEY_NONE, GL_LAYER_SCHED, 1 * MS, 100,
+		       M(GL_METRIC_RUNQUEUE, "kind=\"wakeup\"")),
 	/* CPU-bound threads taking turns: slices of ms */
 	[GPULAT_SCHED_PREEMPT] =
-		JUDGED("sched.preempt", GL_KEY_NONE, GL_LAYER_SCHED, 5 * MS, 50),
+		JUDGED("sched.preempt", GL_KEY_NONE, GL_LAYER_SCHED, 5 * MS, 50,
+		       M(GL_METRIC_RUNQUEUE, "kind=\"preempt\"")),
 };
 
 /* Flushes and discards of healthy disks take longer. */
 #define BLOCK(op, name, p99) \
 	[GPULAT_BLOCK_SERIES(op, GPULAT_BLOCK_QUEUE)] = \
 		JUDGED("block." name ".queue", GL_KEY_DISK, GL_LAYER_STORAGE, \
-		       p99, 100), \
+		       p99, 100, M(GL_METRIC_BLOCK, \
+				   "op=\"" name "\",stage=\"queue\"")), \
 	[GPULAT_BLOCK_SERIES(op, GPULAT_BLOCK_DEVICE)] = \
 		JUDGED("block." name ".device", GL_KEY_DISK, GL_LAYER_STORAGE, \
-		       p99, 100)
+		       p99, 100, M(GL_METRIC_BLOCK, \
+				   "op=\"" name "\",stage=\"device\""))
 
 static const struct gl_series_info block_series[] = {
 	BLOCK(GPULAT_BLOCK_READ, "read", 20 * MS),
@@ -50,10 +95,11 @@ static const struct gl_series_info block_series[] = {
 
 static const struct gl_series_info net_series[] = {
 	[GPULAT_NET_TX] =
-		JUDGED("net.tx", GL_KEY_NETDEV, GL_LAYER_NETWORK, 1 * MS, 100),
+		JUDGED("net.tx", GL_KEY_NETDEV, GL_LAYER_NETWORK, 1 * MS, 100,
+		       M(GL_METRIC_NET, "stage=\"tx\"")),
 	[GPULAT_NET_BACKLOG] =
 		JUDGED("net.backlog", GL_KEY_NETDEV, GL_LAYER_NETWORK, 1 * MS,
-		       100),
+		       100, M(GL_METRIC_NET, "stage=\"backlog\"")),
 };
 
 /* An NVIDIA handler is the driver's; others take CPU time. */
@@ -62,6 +108,7 @@ static const struct gl_series_info irq_series[] = {
 		.name = "irq.handler", .key = GL_KEY_IRQ, .judged = true,
 		.layer = GL_LAYER_SCHED, .driver_key_prefix = "nvidia",
 		.expect_p99_ns = 100 * US, .weight = 100,
+		M(GL_METRIC_IRQ, ""),
 	},
 };
 
@@ -71,9 +118,11 @@ static const struct gl_series_info irq_series[] = {
  */
 #define SOFTIRQ(vec, l, w) \
 	[GPULAT_SOFTIRQ_SERIES(vec, GPULAT_SOFTIRQ_WAIT)] = \
-		JUDGED("softirq.wait", GL_KEY_VECTOR, l, 2 * MS, w), \
+		JUDGED("softirq.wait", GL_KEY_VECTOR, l, 2 * MS, w, \
+		       M(GL_METRIC_SOFTIRQ, "stage=\"wait\"")), \
 	[GPULAT_SOFTIRQ_SERIES(vec, GPULAT_SOFTIRQ_RUN)] = \
-		JUDGED("softirq.run", GL_KEY_VECTOR, l, 2 * MS, w)
+		JUDGED("softirq.run", GL_KEY_VECTOR, l, 2 * MS, w, \
+		       M(GL_METRIC_SOFTIRQ, "stage=\"run\""))
 
 static const struct gl_series_info softirq_series[] = {
 	SOFTIRQ(0, GL_LAYER_SCHED, 50),		/* HI */
@@ -94,30 +143,31 @@ _Static_assert(ARRAY_SIZE(softirq_series) == 2 * GPULAT_SOFTIRQ_NR_VECS,
 static const struct gl_series_info nvidia_series[] = {
 	[GPULAT_NV_HARDIRQ] =
 		JUDGED("nvidia.hardirq", GL_KEY_IRQ, GL_LAYER_DRIVER, 100 * US,
-		       100),
+		       100, M(GL_METRIC_NVIDIA_IRQ, "path=\"hardirq\"")),
 	[GPULAT_NV_THREAD_WAKE] =
 		JUDGED("nvidia.thread.wake", GL_KEY_IRQ, GL_LAYER_DRIVER,
-		       500 * US, 100),
+		       500 * US, 100,
+		       M(GL_METRIC_NVIDIA_IRQ, "path=\"thread_wake\"")),
 	[GPULAT_NV_THREAD_RUN] =
 		JUDGED("nvidia.thread.run", GL_KEY_IRQ, GL_LAYER_DRIVER, 1 * MS,
-		       100),
+		       100, M(GL_METRIC_NVIDIA_IRQ, "path=\"thread_run\"")),
 	[GPULAT_NV_KTHREAD_WAKE] =
 		JUDGED("nvidia.kthread.wake", GL_KEY_PID, GL_LAYER_DRIVER,
-		       1 * MS, 100),
+		       1 * MS, 100, M(GL_METRIC_NVIDIA_KTHREAD, "")),
 };
 
 static const struct gl_series_info mm_series[] = {
 	[GPULAT_MM_DIRECT_RECLAIM] =
 		JUDGED("mm.direct_reclaim", GL_KEY_NONE, GL_LAYER_MEMORY, 1 * MS,
-		       100),
+		       100, M(GL_METRIC_MM, "kind=\"direct_reclaim\"")),
 	[GPULAT_MM_COMPACTION] =
 		JUDGED("mm.compaction", GL_KEY_NONE, GL_LAYER_MEMORY, 1 * MS,
-		       100),
+		       100, M(GL_METRIC_MM, "kind=\"compaction\"")),
 	/* background compaction: no task waits for it */
 	[GPULAT_MM_COMPACTION_BG] = {
 		.name = "mm.compaction_bg", .key = GL_KEY_NONE, .judged = false,
 		.layer = GL_LAYER_MEMORY, .expect_p99_ns = 1 * MS,
-		.weight = 100,
+		.weight = 100, M(GL_METRIC_MM, "kind=\"compaction_bg\""),
 	},
 };
 
@@ -199,6 +249,14 @@ const struct gl_series_info *gl_series_info(uint32_t family, uint32_t id)
 const struct gl_vector_info *gl_vector_info(uint64_t vec)
 {
 	return vec < ARRAY_SIZE(gl_vectors) ? &gl_vectors[vec] : NULL;
+}
+
+/* gl_metric_info - the row of @m; NULL for GL_METRIC_NONE and past the end */
+const struct gl_metric_info *gl_metric_info(enum gl_metric m)
+{
+	if ((unsigned int)m >= ARRAY_SIZE(gl_metrics) || !gl_metrics[m].name)
+		return NULL;
+	return &gl_metrics[m];
 }
 
 /* gl_family_name - "sched" for GPULAT_FAM_SCHED; NULL if unknown */

@@ -42,6 +42,34 @@ enum gl_key_kind {
 	GL_KEY_VECTOR,	/* softirq vector: "NET_RX", "vector 9" unnamed */
 };
 
+/*
+ * The Prometheus metric a series is exported as (engine/prom.c,
+ * Documentation/fleet.rst); several series share one, told apart by
+ * their fixed labels.
+ */
+enum gl_metric {
+	GL_METRIC_NONE,
+	GL_METRIC_RUNQUEUE,
+	GL_METRIC_BLOCK,
+	GL_METRIC_NET,
+	GL_METRIC_IRQ,
+	GL_METRIC_SOFTIRQ,
+	GL_METRIC_NVIDIA_IRQ,
+	GL_METRIC_NVIDIA_KTHREAD,
+	GL_METRIC_MM,
+	GL_NR_METRICS,
+};
+
+struct gl_metric_info {
+	const char *name;	/* "gpulat_runqueue_latency_seconds" */
+	const char *help;	/* start event -> end event */
+	/*
+	 * how its key is labelled: an IRQ key names the GPU behind it
+	 * (gpu, irq) instead of the handler (irq, handler)
+	 */
+	bool key_is_gpu;
+};
+
 /* One series of a family (struct gpulat_series.id). */
 struct gl_series_info {
 	const char *name;	/* "sched.wakeup", as the module names it */
@@ -57,6 +85,9 @@ struct gl_series_info {
 	const char *driver_key_prefix;
 	uint64_t expect_p99_ns;	/* expected p99 (Documentation/runbook.rst) */
 	unsigned int weight;	/* percent of its excess that counts */
+	/* Its metric, and the labels that tell it from the metric's others. */
+	enum gl_metric metric;
+	const char *metric_labels;	/* "kind=\"wakeup\"" */
 };
 
 /* One probe family (enum gpulat_family_id). */
@@ -82,6 +113,9 @@ const struct gl_family_info *gl_family(uint32_t family);
 const struct gl_series_info *gl_series_info(uint32_t family, uint32_t id);
 /* gl_vector_info - softirq vector @vec; NULL past GPULAT_SOFTIRQ_NR_VECS */
 const struct gl_vector_info *gl_vector_info(uint64_t vec);
+
+/* gl_metric_info - the row of @m; NULL for GL_METRIC_NONE and past the end */
+const struct gl_metric_info *gl_metric_info(enum gl_metric m);
 
 /* gl_family_name - "sched" for GPULAT_FAM_SCHED; NULL if unknown */
 const char *gl_family_name(uint32_t family);

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+/* gpulat serve: the daemon for Prometheus, and the flight recorder. */
+#include "gpulat.h"
+#include "serve.h"
+
+static int serve_run(const struct gpulat_opts *o)
+{
+	struct gpulat_opts with = *o;
+
+	/* neither HTTP nor a textfile asked for: HTTP, as exporters do */
+	if (!with.listen && !with.textfile)
+		with.listen = SERVE_LISTEN_DEFAULT;
+	return serve_loop(&with);
+}
+
+static const char usage_serve[] =
+"usage: gpulat serve [--listen ADDR:PORT] [--textfile DIR] [--flight DIR]\n"
+"                    [options]\n"
+"\n"
+"Run as a daemon on the module or the BPF source: take a snapshot every\n"
+"second and export every series to Prometheus, over HTTP at /metrics\n"
+"(default :" SERVE_PORT ") or as DIR/" SERVE_TEXTFILE_NAME " for\n"
+"node_exporter's textfile collector, rewritten every 5 s by rename.\n"
+"Histograms are classic Prometheus histograms in seconds whose le bounds\n"
+"are gpulat's buckets exactly (le = upper bound - 1 ns); drops and Xids\n"
+"are counters.  With --flight, keep the last seconds of snapshots and\n"
+"outlier records in memory and, on an Xid, an outlier at or over a\n"
+"--trigger bound, or SIGUSR1, write a gpulat report bundle of the window\n"
+"before and after it into DIR.  SIGINT or SIGTERM stop it (a bundle\n"
+"under way is written first).  See Documentation/fleet.rst.\n"
+"\n"
+"options:\n"
+"  --listen ADDR:PORT     serve HTTP there (127.0.0.1:9464, [::1]:9464, :9464)\n"
+"  --textfile DIR         write DIR/" SERVE_TEXTFILE_NAME " for node_exporter\n"
+"  --buckets N            buckets per power of two: 8 (exact, default), 4, 2, 1\n"
+"  -C, --per-cpu          a cpu label on per-CPU series (many more series)\n"
+"  --max-keys N           keys (disks, devices, IRQs) per metric exported by\n"
+"                         name, the rest summed as \"_other\" (default 32)\n"
+"  -t, --threshold FAMILY=DURATION  the trace threshold while it runs\n"
+"  --flight DIR           the flight recorder's bundles go to DIR\n"
+"  --trigger FAMILY=DURATION  an outlier at or over DURATION triggers a bundle\n"
+"  --flight-window S      seconds kept before a trigger (default 60)\n"
+"  --flight-after S       seconds recorded after it (default 10)\n"
+"  --flight-gap S         least seconds between two bundles (default 300)\n"
+"  --flight-keep N        bundles kept in DIR, oldest removed (default 10)\n"
+"  -h, --help             show this help\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat serve --listen 127.0.0.1:9464\n"
+"    gpulat serve --textfile /var/lib/prometheus/node-exporter\n"
+"    gpulat serve --flight /var/lib/gpulat/flight --trigger sched=50ms\n"
+"    kill -USR1 $(pidof gpulat)    # freeze the last minute now\n";
+
+const struct gpulat_command cmd_serve = {
+	.name = "serve",
+	.summary = "export every series to Prometheus; flight recorder",
+	.usage = usage_serve,
+	.optstring = "hCt:L:T:F:b:k:W:A:G:K:g:",
+	.run = serve_run,
+};

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The flight recorder of gpulat serve: the last seconds of 1-second
+ * snapshots and every outlier record, in bounded memory; on a trigger
+ * (an Xid, an outlier over a bound, SIGUSR1) one bundle in the format
+ * of gpulat report for the window before and after it, rate-limited,
+ * into a folder of bounded size (oldest removed first).
+ */
+#ifndef _GPULAT_USER_FLIGHT_H
+#define _GPULAT_USER_FLIGHT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpulat_user.h"
+#include "prom.h"
+
+struct report;
+
+/*
+ * The window's and the folder's defaults are gpulat.h's
+ * GPULAT_FLIGHT_*; the records and snapshot bytes held at most:
+ */
+#define FLIGHT_MAX_RECS		20000
+#define FLIGHT_MAX_BYTES	(256UL << 20)
+
+struct flight_opts {
+	const char *dir;		/* where bundles go */
+	double before_s, after_s;	/* the window around a trigger */
+	double gap_s;			/* least time between two bundles */
+	unsigned long keep;		/* bundles kept in @dir */
+	size_t max_bytes;		/* snapshots held, at most */
+	uint64_t trigger_ns[GPULAT_FAM_MAX];	/* outlier bound; 0: none */
+	const char *root;		/* $GPULAT_SYSROOT or "" */
+};
+
+struct flight {
+	struct flight_opts o;
+	struct gl_snapshot **snaps;	/* oldest first */
+	size_t nr_snaps, cap_snaps, bytes;
+	uint64_t snaps_dropped;		/* dropped early for max_bytes */
+	struct gl_trace_rec *recs;	/* a ring of FLIGHT_MAX_RECS */
+	size_t rec_head, nr_recs;
+	uint64_t recs_dropped;		/* overwritten in the ring */
+	uint64_t lost;			/* lost by the source (REC_LOST) */
+	/* the pending trigger */
+	struct report *r;		/* NULL: none pending */
+	uint64_t trigger_ns;		/* CLOCK_MONOTONIC */
+	double last_s;			/* when the last bundle was triggered */
+	bool any;			/* a bundle was triggered before */
+	/* what the bundle's header says of the source */
+	char source[160], kernel[128];
+	uint32_t major, minor;
+	uint64_t thresholds[GPULAT_FAM_MAX];
+};
+
+/* flight_init - an empty recorder; 0 or -errno after a message on stderr */
+int flight_init(struct flight *fl, const struct flight_opts *o);
+void flight_free(struct flight *fl);
+
+/* flight_add_snap - keep @s (the recorder owns it from now on) */
+void flight_add_snap(struct flight *fl, struct gl_snapshot *s);
+/*
+ * flight_add_rec - keep @rec; what it triggers, if it does (an Xid
+ * event, a sample at or over its family's bound), else PROM_NR_CAUSES
+ */
+enum prom_cause flight_add_rec(struct flight *fl,
+			       const struct gl_trace_rec *rec);
+/*
+ * flight_trigger - a trigger at @now_ns (CLOCK_MONOTONIC) described by
+ * @why: true when a bundle will follow, false when it is suppressed
+ * (one pending, or the last one less than gap_s ago)
+ */
+bool flight_trigger(struct flight *fl, uint64_t now_ns, const char *why);
+/*
+ * flight_tick - write the pending bundle once after_s have passed since
+ * its trigger; 1 when one was written, 0 when none was due, -errno
+ * after a message on stderr
+ */
+int flight_tick(struct flight *fl, uint64_t now_ns);
+/* flight_flush - write the pending bundle now (the daemon stops) */
+int flight_flush(struct flight *fl, uint64_t now_ns);
+
+#endif /* _GPULAT_USER_FLIGHT_H */

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Prometheus text exposition of a snapshot (gpulat serve).  Every
+ * series is a classic histogram in seconds whose `le` bounds are exact
+ * for gpulat's buckets; drop counters and Xids are counters.  The
+ * metric and fixed labels of each series are the family table's
+ * (family.h); this file adds the key's labels and bounds their number.
+ * Documentation/fleet.rst lists what it emits.
+ */
+#ifndef _GPULAT_USER_PROM_H
+#define _GPULAT_USER_PROM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gpulat_user.h"
+
+/* Keys of one metric exported by name; the rest are merged into "_other". */
+#define PROM_MAX_KEYS_DEFAULT	32
+#define PROM_MAX_KEYS_LIMIT	4096
+/* Distinct (GPU, Xid) counters; more are counted under gpu="_other". */
+#define PROM_MAX_XIDS		256
+/* The label value that holds the keys over the bound. */
+#define PROM_OTHER		"_other"
+
+enum prom_cause {
+	PROM_CAUSE_XID,
+	PROM_CAUSE_OUTLIER,
+	PROM_CAUSE_SIGNAL,
+	PROM_NR_CAUSES,
+};
+
+struct prom_xid {
+	char gpu[GPULAT_NAME_LEN];
+	uint32_t xid;
+	uint64_t n;
+};
+
+struct prom_keyset {
+	char (*names)[96];	/* key labels admitted, first seen first */
+	size_t n;
+	size_t other;		/* keys merged into PROM_OTHER, last render */
+};
+
+struct prom_state {
+	/* options */
+	unsigned int per_octave;	/* buckets per power of two: 8, 4, 2, 1 */
+	bool per_cpu;			/* a cpu label on per-CPU series */
+	unsigned int max_keys;		/* per metric */
+	const char *root;		/* $GPULAT_SYSROOT, for the PCI lookup */
+	/* what build_info says */
+	const char *version, *source, *kernel;
+	/* state kept across renders */
+	struct prom_keyset keys[GL_NR_METRICS];
+	struct prom_xid xids[PROM_MAX_XIDS];
+	size_t nr_xids;
+	bool xid_seen;			/* xid_last_ns is set */
+	uint64_t xid_last_ns;		/* newest event counted */
+	/* the daemon's own counters, kept by its loop */
+	uint64_t trace_lost, snapshot_errors;
+	uint64_t flight_bundles, flight_suppressed;
+	uint64_t flight_triggers[PROM_NR_CAUSES];
+	double last_snapshot_unix;	/* 0: none yet */
+};
+
+/*
+ * prom_init - defaults (8 buckets per octave, no cpu label, 32 keys);
+ * prom_free - what the state holds
+ */
+void prom_init(struct prom_state *p);
+void prom_free(struct prom_state *p);
+
+/* prom_valid_per_octave - whether @n (buckets per power of two) nests in 8 */
+bool prom_valid_per_octave(unsigned long n);
+
+/*
+ * prom_count_events - count the Xids of @s not counted yet (its events
+ * are the newest the source kept, oldest first)
+ */
+void prom_count_events(struct prom_state *p, const struct gl_snapshot *s);
+
+/*
+ * prom_write - the exposition of @s (NULL: only the daemon's own
+ * metrics) on @f; 0, or -errno (-ENOMEM, a write error)
+ */
+int prom_write(struct prom_state *p, const struct gl_snapshot *s, FILE *f);
+
+/* prom_le - "0.000000511": (upper bound of @slot - 1 ns) in seconds, exact */
+const char *prom_le(char *buf, size_t len, uint32_t slot);
+
+/* prom_bucket_kept - whether slot @slot ends a bucket at @per_octave */
+bool prom_bucket_kept(uint32_t slot, unsigned int per_octave);
+
+#endif /* _GPULAT_USER_PROM_H */

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpulat serve, the loop: one snapshot a second, the trace in between.
+ * Everything a scrape or the textfile collector reads is rendered here,
+ * once per snapshot; the HTTP thread only hands it out.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "serve.h"
+#include "trace.h"
+#include "units.h"
+#include "watch.h"
+
+/* Longest sleep of the loop: how late a signal or a tick may be seen. */
+#define SERVE_POLL_MS	200
+
+static volatile sig_atomic_t serve_usr1;
+
+static void serve_on_usr1(int sig)
+{
+	(void)sig;
+	serve_usr1 = 1;
+}
+
+static uint64_t serve_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int serve_textfile(const char *dir, const char *buf, size_t len)
+{
+	char tmp[PATH_MAX], path[PATH_MAX];
+	ssize_t n;
+	size_t off = 0;
+	int fd, ret = 0;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+			     SERVE_TEXTFILE_NAME) >= sizeof(path) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.%d", dir,
+			     SERVE_TEXTFILE_NAME, (int)getpid()) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	/* node_exporter reads *.prom only: the temporary name is not one */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	while (off < len) {
+		n = write(fd, buf + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			break;
+		}
+		off += n;
+	}
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+struct serve {
+	const struct gpulat_opts *o;
+	struct gl_source *src;
+	struct prom_state p;
+	struct serve_http *http;
+	struct flight fl;
+	bool flight_on;
+	struct gl_snapshot *names;	/* the newest snapshot, for names */
+	uint64_t next_textfile_ns;
+	bool textfile_failed;		/* said once, not every tick */
+};
+
+static void serve_trigger(struct serve *sv, enum prom_cause cause,
+			  const char *why)
+{
+	sv->p.flight_triggers[cause]++;
+	if (!flight_trigger(&sv->fl, serve_mono_ns(), why))
+		sv->p.flight_suppressed++;
+}
+
+/* serve_on_rec - a trace record: kept by the recorder, maybe a trigger */
+static void serve_on_rec(const struct gl_trace_rec *r, void *arg)
+{
+	struct serve *sv = arg;
+	const struct gpulat_rec_sample *s = &r->u.sample;
+	char why[256], lat[UNITS_LEN], bound[UNITS_LEN], name[64];
+	enum prom_cause cause;
+
+	if (r->type == GPULAT_REC_LOST)
+		sv->p.trace_lost += r->u.lost.lost;
+	if (!sv->flight_on)
+		return;
+	cause = flight_add_rec(&sv->fl, r);
+	if (cause == PROM_CAUSE_XID) {
+		snprintf(why, sizeof(why), "Xid %u on %.32s (CPU %u)",
+			 r->u.event.event.code, r->u.event.event.device,
+			 r->cpu);
+	} else if (cause == PROM_CAUSE_OUTLIER) {
+		snprintf(why, sizeof(why),
+			 "outlier %s %s on CPU %u, pid %d %.16s, at or over the bound %s",
+			 trace_series_name(name, sizeof(name), sv->names,
+					   s->family, s->series),
+			 units_ns(lat, sizeof(lat), s->latency_ns), r->cpu,
+			 s->pid, s->comm,
+			 units_ns(bound, sizeof(bound),
+				  sv->fl.o.trigger_ns[s->family]));
+	} else {
+		return;
+	}
+	serve_trigger(sv, cause, why);
+}
+
+/* serve_render - the exposition of @s as one buffer; NULL on failure */
+static char *serve_render(struct serve *sv, const struct gl_snapshot *s,
+			  size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	int ret;
+
+	if (!f)
+		return NULL;
+	ret = prom_write(&sv->p, s, f);
+	if (fclose(f) || ret) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void serve_tick(struct serve *sv)
+{
+	struct gl_snapshot *s = NULL;
+	struct timespec now;
+	char msg[256], *buf;
+	uint64_t mono = serve_mono_ns();
+	size_t len;
+	int ret;
+
+	ret = gl_source_snapshot(sv->src, &s, msg, sizeof(msg));
+	if (ret) {
+		/* said on every failure: the operator's log shows how long */
+		fprintf(stderr, "gpulat: snapshot failed: %s\n", msg);
+		sv->p.snapshot_errors++;
+		s = NULL;
+	} else {
+		prom_count_events(&sv->p, s);
+		clock_gettime(CLOCK_REALTIME, &now);
+		sv->p.last_snapshot_unix = now.tv_sec + now.tv_nsec / 1e9;
+	}
+	buf = serve_render(sv, s ? s : sv->names, &len);
+	if (buf && sv->o->textfile && mono >= sv->next_textfile_ns) {
+		sv->next_textfile_ns = mono + (uint64_t)(SERVE_TEXTFILE_S * 1e9);
+		ret = serve_textfile(sv->o->textfile, buf, len);
+		if (ret && !sv->textfile_failed)
+			fprintf(stderr, "gpulat: cannot write %s/%s: %s\n",
+				sv->o->textfile, SERVE_TEXTFILE_NAME,
+				strerror(-ret));
+		sv->textfile_failed = ret != 0;
+	}
+	if (buf && sv->http)
+		serve_http_publish(sv->http, buf, len);	/* takes buf */
+	else
+		free(buf);
+	if (!s)
+		return;
+	if (sv->flight_on) {
+		struct gl_snapshot *copy;
+		const void *blob = gl_snapshot_blob(s, &len);
+
+		if (blob && !gl_snapshot_parse(blob, len, &copy, NULL, 0))
+			flight_add_snap(&sv->fl, copy);
+	}
+	gl_snapshot_free(sv->names);
+	sv->names = s;
+}
+
+/* serve_start - the source, HTTP, the recorder; an enum gpulat_exit */
+static int serve_start(struct serve *sv, uint32_t *major, uint32_t *minor)
+{
+	const struct gpulat_opts *o = sv->o;
+	static char kernel[128];
+	struct flight_opts fo = { 0 };
+	int ret;
+
+	ret = gpulat_source_open(o, &sv->src, major, minor, stderr);
+	if (ret)
+		return gpulat_device_exit(ret);
+	prom_init(&sv->p);
+	if (o->serve_buckets)
+		sv->p.per_octave = o->serve_buckets;
+	if (o->serve_max_keys)
+		sv->p.max_keys = o->serve_max_keys;
+	sv->p.per_cpu = o->per_cpu;
+	sv->p.root = getenv("GPULAT_SYSROOT");
+	sv->p.version = gpulat_version();
+	sv->p.source = gl_source_kind(sv->src) == GL_SOURCE_BPF ? "bpf" :
+		       "kmod";
+	if (gpulat_kernel_release(kernel, sizeof(kernel)))
+		sv->p.kernel = kernel;
+	if (o->listen) {
+		sv->http = serve_http_start(o->listen);
+		if (!sv->http)
+			return GPULAT_EXIT_ERROR;
+	}
+	if (o->flight) {
+		fo.dir = o->flight;
+		fo.before_s = o->flight_before_s;
+		fo.after_s = o->flight_after_s;
+		fo.gap_s = o->flight_gap_s;
+		fo.keep = o->flight_keep;
+		fo.max_bytes = FLIGHT_MAX_BYTES;
+		memcpy(fo.trigger_ns, o->triggers, sizeof(fo.trigger_ns));
+		fo.root = sv->p.root ? sv->p.root : "";
+		if (flight_init(&sv->fl, &fo))
+			return GPULAT_EXIT_ERROR;
+		sv->flight_on = true;
+		gl_source_describe(sv->src, sv->fl.source,
+				   sizeof(sv->fl.source));
+		snprintf(sv->fl.kernel, sizeof(sv->fl.kernel), "%s",
+			 sv->p.kernel);
+		sv->fl.major = *major;
+		sv->fl.minor = *minor;
+	}
+	return GPULAT_EXIT_OK;
+}
+
+static void serve_announce(const struct serve *sv)
+{
+	const struct gpulat_opts *o = sv->o;
+	char desc[160];
+
+	fprintf(stderr, "gpulat serve: %s", gl_source_describe(sv->src, desc,
+							     sizeof(desc)));
+	if (o->listen)
+		fprintf(stderr, "; http://%s/metrics", o->listen);
+	if (o->textfile)
+		fprintf(stderr, "; %s/%s every %.0f s", o->textfile,
+			SERVE_TEXTFILE_NAME, SERVE_TEXTFILE_S);
+	if (sv->flight_on)
+		fprintf(stderr, "; flight recorder in %s (%.0f s before, %.0f s after, one per %.0f s, %lu kept)",
+			o->flight, o->flight_before_s, o->flight_after_s,
+			o->flight_gap_s, o->flight_keep);
+	fprintf(stderr, "\n");
+}
+
+int serve_loop(const struct gpulat_opts *o)
+{
+	uint64_t old[GPULAT_FAM_MAX] = { 0 }, now, next;
+	struct serve sv = { .o = o };
+	struct watch tw = { 0 };	/* thresholds and losses only */
+	struct sigaction sa;
+	uint32_t major, minor;
+	struct pollfd p;
+	int ret, ms;
+	bool thresholds = false;
+
+	ret = serve_start(&sv, &major, &minor);
+	if (ret)
+		goto out;
+	if (minor >= 2) {
+		if (watch_begin_thresholds(sv.src, &tw, o->thresholds,
+					   o->thresholds_set, old, stderr)) {
+			ret = GPULAT_EXIT_ERROR;
+			goto out;
+		}
+		thresholds = true;
+		memcpy(sv.fl.thresholds, tw.thresholds,
+		       sizeof(sv.fl.thresholds));
+	}
+	watch_stop_on_signal();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = serve_on_usr1;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	serve_announce(&sv);
+	/* the first poll makes this process a reader of the trace */
+	if (tw.trace_ok)
+		watch_read_trace(sv.src, &tw, serve_on_rec, &sv, stderr);
+	next = serve_mono_ns();
+	while (!watch_stopped()) {
+		now = serve_mono_ns();
+		if (now >= next) {
+			serve_tick(&sv);
+			next += (uint64_t)(SERVE_TICK_S * 1e9);
+			if (next <= now)	/* a stall: no burst to catch up */
+				next = now + (uint64_t)(SERVE_TICK_S * 1e9);
+		}
+		if (serve_usr1) {
+			serve_usr1 = 0;
+			if (sv.flight_on)
+				serve_trigger(&sv, PROM_CAUSE_SIGNAL, "SIGUSR1");
+		}
+		if (sv.flight_on && flight_tick(&sv.fl, serve_mono_ns()) > 0)
+			sv.p.flight_bundles++;
+		now = serve_mono_ns();
+		ms = next > now ? (int)((next - now) / 1000000) + 1 : 0;
+		if (ms > SERVE_POLL_MS)
+			ms = SERVE_POLL_MS;
+		p.fd = gl_source_poll_fd(sv.src);
+		p.events = tw.trace_ok ? POLLIN : 0;
+		p.revents = 0;
+		if (((poll(&p, 1, ms) > 0 && p.revents) ||
+		     gl_source_trace_pending(sv.src)) &&
+		    watch_read_trace(sv.src, &tw, serve_on_rec, &sv, stderr)) {
+			ret = GPULAT_EXIT_ERROR;
+			break;
+		}
+	}
+	/* a bundle under way is written with what there is */
+	if (sv.flight_on && flight_flush(&sv.fl, serve_mono_ns()) > 0)
+		sv.p.flight_bundles++;
+out:
+	if (thresholds)
+		watch_end_thresholds(sv.src, &tw, o->thresholds_set, old);
+	serve_http_stop(sv.http);
+	if (sv.flight_on)
+		flight_free(&sv.fl);
+	gl_snapshot_free(sv.names);
+	prom_free(&sv.p);
+	gl_source_close(sv.src);
+	return ret;
+}

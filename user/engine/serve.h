@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpulat serve, the engine: a loop that takes a snapshot every second,
+ * renders it for Prometheus (prom.c), serves it over HTTP
+ * (serve_http.c), writes it for node_exporter's textfile collector and
+ * feeds the flight recorder (flight.c) with it and the outlier trace.
+ */
+#ifndef _GPULAT_USER_SERVE_H
+#define _GPULAT_USER_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "flight.h"
+#include "gpulat.h"
+#include "prom.h"
+
+/* The port Prometheus' list of exporters gives gpulat, and its default. */
+#define SERVE_PORT		"9464"
+#define SERVE_LISTEN_DEFAULT	":" SERVE_PORT
+/* Seconds between two snapshots, and between two textfile writes. */
+#define SERVE_TICK_S		1.0
+#define SERVE_TEXTFILE_S	5.0
+#define SERVE_TEXTFILE_NAME	"gpulat.prom"
+
+/*
+ * The HTTP side's bounds: a slow or abusive client holds one
+ * connection for at most SERVE_HTTP_TIMEOUT_S, one address at most
+ * SERVE_HTTP_PER_IP of SERVE_HTTP_CONNS, and a request's headers at most
+ * SERVE_HTTP_MEMORY bytes; every scrape shares one rendered page.
+ */
+#define SERVE_HTTP_CONNS	64
+#define SERVE_HTTP_PER_IP	8
+#define SERVE_HTTP_TIMEOUT_S	10
+#define SERVE_HTTP_MEMORY	(32 * 1024)
+
+struct serve_http;
+
+/*
+ * serve_http_start - listen on @addr ("HOST:PORT", "[V6]:PORT",
+ * ":PORT"); NULL after a message on stderr
+ */
+struct serve_http *serve_http_start(const char *addr);
+/* serve_http_publish - the page scrapes get from now on (@buf is taken) */
+int serve_http_publish(struct serve_http *h, char *buf, size_t len);
+void serve_http_stop(struct serve_http *h);
+/* serve_http_available - whether this build has HTTP (libmicrohttpd) */
+bool serve_http_available(void);
+
+/* serve_textfile - write @buf to DIR/gpulat.prom atomically; 0 or -errno */
+int serve_textfile(const char *dir, const char *buf, size_t len);
+
+/* serve_loop - the daemon, until SIGINT or SIGTERM; an enum gpulat_exit */
+int serve_loop(const struct gpulat_opts *o);
+
+#endif /* _GPULAT_USER_SERVE_H */
