@@ -1,15 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Fuzz gl_snapshot_parse; whatever parses is diffed against itself and
- * against a rebuilt copy, and rendered by every view to /dev/null.
+ * against a rebuilt copy, and rendered by every view (and for
+ * Prometheus) to /dev/null.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpulat.h"
+#include "prom.h"
 
 static FILE *devnull;
+
+/* render_prom - the exposition, plain and coarse, per CPU, few keys */
+static void render_prom(const struct gl_snapshot *s)
+{
+	struct prom_state p;
+
+	prom_init(&p);
+	prom_count_events(&p, s);
+	prom_write(&p, s, devnull);
+	p.per_cpu = true;
+	p.per_octave = 2;
+	p.max_keys = 1;
+	prom_write(&p, s, devnull);
+	prom_free(&p);
+}
 
 /*
  * render_all - every view of @s: totals and interval, merged, per key,
@@ -83,6 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(copy);
 	check_events(s);
 	render_all(s);
+	render_prom(s);
 	for (i = 0; i < gl_snapshot_nr_series(s); i++) {
 		const struct gpulat_series *sr = gl_snapshot_series(s, i);
 

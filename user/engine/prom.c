@@ -77,14 +77,22 @@ const char *prom_le(char *buf, size_t len, uint32_t slot)
 	return buf;
 }
 
-/* prom_escape - a label value: \ " and newline escaped, printable only */
-static const char *prom_escape(char *buf, size_t len, const char *s)
+/*
+ * prom_escape - a label value from at most @max bytes of @s (names from
+ * the source are not trusted to end): \ and " escaped, printable only
+ */
+static const char *prom_escape(char *buf, size_t len, const char *s,
+			       size_t max)
 {
-	char clean[2 * GPULAT_NAME_LEN];
+	char clean[2 * GPULAT_NAME_LEN], raw[64];
 	size_t o = 0;
 	const char *c;
 
-	units_printable(clean, sizeof(clean), s);
+	if (max >= sizeof(raw))
+		max = sizeof(raw) - 1;
+	memcpy(raw, s, strnlen(s, max));
+	raw[strnlen(s, max)] = '\0';
+	units_printable(clean, sizeof(clean), raw);
 	for (c = clean; *c && o + 3 < len; c++) {
 		if (*c == '\\' || *c == '"')
 			buf[o++] = '\\';
@@ -146,7 +154,7 @@ static void prom_key_labels(const struct prom_state *p,
 	char name[2 * GPULAT_NAME_LEN + 8], key[64];
 	uint32_t irq = (uint32_t)(sr->key & 0xffffffffu);
 
-	prom_escape(name, sizeof(name), sr->key_name);
+	prom_escape(name, sizeof(name), sr->key_name, sizeof(sr->key_name));
 	switch (gl_key_kind(sr->family, sr->id)) {
 	case GL_KEY_DISK:
 		if (!name[0])
@@ -373,7 +381,7 @@ void prom_count_events(struct prom_state *p, const struct gl_snapshot *s)
 
 static void prom_counters(FILE *f, const struct gl_snapshot *s)
 {
-	char fam[GPULAT_NAME_LEN], reason[2 * GPULAT_NAME_LEN];
+	char fam[2 * GPULAT_NAME_LEN], reason[2 * GPULAT_NAME_LEN];
 	const struct gpulat_counter *c;
 	const char *dot;
 	size_t i, n;
@@ -384,11 +392,13 @@ static void prom_counters(FILE *f, const struct gl_snapshot *s)
 		c = gl_snapshot_counter(s, i);
 		dot = memchr(c->name, '.', sizeof(c->name));
 		n = dot ? (size_t)(dot - c->name) : 0;
-		snprintf(fam, sizeof(fam), "%.*s", (int)n, c->name);
-		if (!n)
+		if (n)
+			prom_escape(fam, sizeof(fam), c->name, n);
+		else
 			snprintf(fam, sizeof(fam), "%s",
 				 gl_family_name(c->family) ?: "unknown");
-		prom_escape(reason, sizeof(reason), dot ? dot + 1 : c->name);
+		prom_escape(reason, sizeof(reason), dot ? dot + 1 : c->name,
+			    dot ? sizeof(c->name) - n - 1 : sizeof(c->name));
 		fprintf(f, "gpulat_dropped_total{family=\"%s\",reason=\"%s\"} %" PRIu64 "\n",
 			fam, reason, (uint64_t)c->value);
 	}
@@ -404,8 +414,10 @@ static void prom_probes(FILE *f, const struct gl_snapshot *s)
 		    "1 when the probe on this tracepoint is attached, else 0");
 	for (i = 0; s && i < gl_snapshot_nr_probes(s); i++) {
 		pr = gl_snapshot_probe(s, i);
-		prom_escape(fam, sizeof(fam), pr->family_name);
-		prom_escape(tp, sizeof(tp), pr->tracepoint);
+		prom_escape(fam, sizeof(fam), pr->family_name,
+			    sizeof(pr->family_name));
+		prom_escape(tp, sizeof(tp), pr->tracepoint,
+			    sizeof(pr->tracepoint));
 		snprintf(cur, sizeof(cur), "family=\"%s\",tracepoint=\"%s\"",
 			 fam, tp);
 		if (!strcmp(cur, prev))
@@ -434,7 +446,8 @@ static void prom_self(FILE *f, const struct prom_state *p)
 		else
 			snprintf(v, sizeof(v), "%s", PROM_OTHER);
 		fprintf(f, "gpulat_nvidia_xid_total{gpu=\"%s\",xid=\"%s\"} %" PRIu64 "\n",
-			prom_escape(g, sizeof(g), p->xids[i].gpu), v,
+			prom_escape(g, sizeof(g), p->xids[i].gpu,
+				    sizeof(p->xids[i].gpu)), v,
 			p->xids[i].n);
 	}
 	prom_header(f, "gpulat_trace_lost_total", "counter",
@@ -470,9 +483,9 @@ static void prom_self(FILE *f, const struct prom_state *p)
 	prom_header(f, "gpulat_build_info", "gauge",
 		    "Always 1: the tool's version and ABI, the source and kernel");
 	fprintf(f, "gpulat_build_info{version=\"%s\",abi=\"%u.%u\",source=\"%s\",kernel=\"%s\"} 1\n",
-		prom_escape(v, sizeof(v), p->version), GPULAT_ABI_MAJOR,
-		GPULAT_ABI_MINOR, prom_escape(src, sizeof(src), p->source),
-		prom_escape(k, sizeof(k), p->kernel));
+		prom_escape(v, sizeof(v), p->version, 63), GPULAT_ABI_MAJOR,
+		GPULAT_ABI_MINOR, prom_escape(src, sizeof(src), p->source, 16),
+		prom_escape(k, sizeof(k), p->kernel, 63));
 }
 
 int prom_write(struct prom_state *p, const struct gl_snapshot *s, FILE *f)

@@ -30,37 +30,37 @@
 /* Prometheus metrics: the unit is the second, as its conventions ask. */
 static const struct gl_metric_info gl_metrics[GL_NR_METRICS] = {
 	[GL_METRIC_RUNQUEUE] = {
-		"gpulat_runqueue_latency_seconds",
-		"Run-queue latency: wakeup (kind=wakeup) or preemption (kind=preempt) to running on a CPU",
+		.name = "gpulat_runqueue_latency_seconds",
+		.help = "Run-queue latency: wakeup (kind=wakeup) or preemption (kind=preempt) to running on a CPU",
 	},
 	[GL_METRIC_BLOCK] = {
-		"gpulat_block_latency_seconds",
-		"Block I/O latency: insert to issue (stage=queue), issue to completion (stage=device)",
+		.name = "gpulat_block_latency_seconds",
+		.help = "Block I/O latency: insert to issue (stage=queue), issue to completion (stage=device)",
 	},
 	[GL_METRIC_NET] = {
-		"gpulat_net_latency_seconds",
-		"Network latency: queued to the device to its completion (stage=tx), enqueued to the backlog to processed (stage=backlog)",
+		.name = "gpulat_net_latency_seconds",
+		.help = "Network latency: queued to the device to its completion (stage=tx), enqueued to the backlog to processed (stage=backlog)",
 	},
 	[GL_METRIC_IRQ] = {
-		"gpulat_irq_handler_seconds",
-		"Hard IRQ handler duration: irq_handler_entry to irq_handler_exit",
+		.name = "gpulat_irq_handler_seconds",
+		.help = "Hard IRQ handler duration: irq_handler_entry to irq_handler_exit",
 	},
 	[GL_METRIC_SOFTIRQ] = {
-		"gpulat_softirq_latency_seconds",
-		"Softirq latency: raised to running (stage=wait), entry to exit (stage=run)",
+		.name = "gpulat_softirq_latency_seconds",
+		.help = "Softirq latency: raised to running (stage=wait), entry to exit (stage=run)",
 	},
 	[GL_METRIC_NVIDIA_IRQ] = {
-		"gpulat_nvidia_irq_latency_seconds",
-		"NVIDIA driver interrupts: hard handler duration (path=hardirq), its irq/N-nvidia thread woken to running (thread_wake) and its run (thread_run)",
+		.name = "gpulat_nvidia_irq_latency_seconds",
+		.help = "NVIDIA driver interrupts: hard handler duration (path=hardirq), its irq/N-nvidia thread woken to running (thread_wake) and its run (thread_run)",
 		.key_is_gpu = true,
 	},
 	[GL_METRIC_NVIDIA_KTHREAD] = {
-		"gpulat_nvidia_kthread_wake_latency_seconds",
-		"NVIDIA driver kernel threads: woken to running",
+		.name = "gpulat_nvidia_kthread_wake_latency_seconds",
+		.help = "NVIDIA driver kernel threads: woken to running",
 	},
 	[GL_METRIC_MM] = {
-		"gpulat_mm_stall_seconds",
-		"Memory stalls: direct reclaim begin to end, compaction begin to end (direct or background)",
+		.name = "gpulat_mm_stall_seconds",
+		.help = "Memory stalls: direct reclaim begin to end, compaction begin to end (direct or background)",
 	},
 };
 
