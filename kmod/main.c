@@ -211,6 +211,11 @@ static const struct file_operations gpulat_fops = {
 	.compat_ioctl	= compat_ptr_ioctl,
 };
 
+/*
+ * Root's alone by default.  udev may give a group read access to the node
+ * (scripts/fleet/60-gpulat.rules): its members then read snapshots and
+ * the trace, while every control ioctl above still needs CAP_SYS_ADMIN.
+ */
 static struct miscdevice gpulat_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "gpulat",

@@ -3,8 +3,9 @@
 # gpulat installed like a real module.  Included by the top-level Makefile.
 #
 #   make install       the module (kbuild modules_install into updates/, then
-#                      depmod, so that `modprobe gpulat` finds it), the tool
-#                      and its man page
+#                      depmod, so that `modprobe gpulat` finds it), the tool,
+#                      its man page, and the fleet files: the udev rule and
+#                      the daemon's systemd units (scripts/fleet/)
 #   make uninstall     remove exactly those, then depmod again
 #   make dkms-src      the DKMS source tree: $(DKMS_SRCDIR)
 #   make install-check the man page, install/uninstall into a DESTDIR and a
@@ -15,8 +16,10 @@
 # KVER its release (default: read from KDIR).  The module goes under
 # /lib/modules whatever PREFIX is: that is where modprobe looks.
 #
-# Parts: install-module, install-user, install-man and the same with
-# uninstall-; install-user and install-man need no kernel headers.
+# Parts: install-module, install-user, install-man, install-fleet and the
+# same with uninstall-; all but install-module need no kernel headers.
+# install-fleet creates no user or group and starts nothing: it prints
+# what is left to do (Documentation/service.rst).
 
 PREFIX ?= /usr/local
 INSTALL ?= install
@@ -33,6 +36,12 @@ KVER ?= $(or $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
 INSTALL_MODDIR = $(DESTDIR)/lib/modules/$(KVER)/updates
 INSTALL_BINDIR = $(DESTDIR)$(PREFIX)/sbin
 INSTALL_MAN8DIR = $(DESTDIR)$(PREFIX)/share/man/man8
+# The fleet files go where an administrator's own go, whatever PREFIX is;
+# the units' ExecStart follows PREFIX.
+INSTALL_UDEVDIR = $(DESTDIR)/etc/udev/rules.d
+INSTALL_UNITDIR = $(DESTDIR)/etc/systemd/system
+FLEET_RULES = 60-gpulat.rules
+FLEET_UNITS = gpulat.service gpulat-bpf.service
 # kbuild compresses the module as the kernel's config says.
 INSTALL_MODNAMES = gpulat.ko gpulat.ko.xz gpulat.ko.zst gpulat.ko.gz
 
@@ -46,11 +55,12 @@ DKMS_SRCDIR ?= $(DESTDIR)/usr/src/gpulat-$(GPULAT_PKG_VERSION)
 INSTALL_CHECK_KERNEL ?= 6.1
 
 .PHONY: install uninstall install-module install-user install-man \
-	uninstall-module uninstall-user uninstall-man dkms-src install-check
+	install-fleet uninstall-module uninstall-user uninstall-man \
+	uninstall-fleet dkms-src install-check
 
-install: install-module install-user install-man
+install: install-module install-user install-man install-fleet
 
-uninstall: uninstall-module uninstall-user uninstall-man
+uninstall: uninstall-module uninstall-user uninstall-man uninstall-fleet
 
 # The module is built and installed with M=kmod (not the top, as `make`
 # does): modules_install keeps the path below M, and kmod/gpulat.ko is
@@ -84,6 +94,23 @@ install-man:
 	$(INSTALL) -d $(INSTALL_MAN8DIR)
 	$(INSTALL) -m 0644 Documentation/gpulat.8 $(INSTALL_MAN8DIR)/gpulat.8
 
+install-fleet:
+	$(INSTALL) -d $(INSTALL_UDEVDIR) $(INSTALL_UNITDIR)
+	$(INSTALL) -m 0644 scripts/fleet/$(FLEET_RULES) $(INSTALL_UDEVDIR)/$(FLEET_RULES)
+	@for u in $(FLEET_UNITS); do \
+		echo "sed 's|/usr/local/sbin/gpulat |$(PREFIX)/sbin/gpulat |' scripts/fleet/$$u > $(INSTALL_UNITDIR)/$$u"; \
+		sed 's|/usr/local/sbin/gpulat |$(PREFIX)/sbin/gpulat |' \
+			scripts/fleet/$$u >$(INSTALL_UNITDIR)/$$u.tmp && \
+		chmod 0644 $(INSTALL_UNITDIR)/$$u.tmp && \
+		mv -f $(INSTALL_UNITDIR)/$$u.tmp $(INSTALL_UNITDIR)/$$u || exit 1; \
+	done
+	@echo "note: the udev rule and the units are in place; left to do, as root:"
+	@echo "  groupadd --system gpulat"
+	@echo "  useradd --system --gid gpulat --home-dir /nonexistent --shell /usr/sbin/nologin gpulat"
+	@echo "  udevadm control --reload; udevadm trigger --name-match=gpulat"
+	@echo "  systemctl daemon-reload; systemctl enable --now gpulat.service (or gpulat-bpf.service)"
+	@echo "  (Documentation/service.rst)"
+
 uninstall-module:
 	rm -f $(addprefix $(INSTALL_MODDIR)/,$(INSTALL_MODNAMES))
 	@if [ -d $(DESTDIR)/lib/modules/$(KVER) ]; then \
@@ -94,6 +121,10 @@ uninstall-user:
 
 uninstall-man:
 	rm -f $(INSTALL_MAN8DIR)/gpulat.8
+
+uninstall-fleet:
+	rm -f $(INSTALL_UDEVDIR)/$(FLEET_RULES) \
+	      $(addprefix $(INSTALL_UNITDIR)/,$(FLEET_UNITS))
 
 # What DKMS builds from: dkms.conf, VERSION and the module's sources, not
 # the build output, the tests or build/ (`dkms add .` at the top would

@@ -12,6 +12,12 @@
  * child of the test drops to nobody (uid and gid 65534, which clears its
  * capabilities) keeping root's descriptor, and tries each.
  *
+ * The group model (scripts/fleet/60-gpulat.rules): udev makes the node
+ * root:gpulat 0640.  A member of the group without capabilities opens it
+ * itself, read-only only, and has the same reads and no control; the
+ * module parameters stay root's to write; a user outside the group
+ * cannot open the node at all.
+ *
  * And no kernel address leaks to root either (it would defeat KASLR for
  * any reader of a bug report): not in the debugfs files, not in the
  * snapshot's strings, not in any 8-byte field of a trace record.
@@ -43,6 +49,9 @@
 
 #define NOBODY		65534
 #define DEBUGFS_DIR	"/sys/kernel/debug/gpulat"
+#define PARAMS_DIR	"/sys/module/gpulat/parameters"
+/* The group udev gives the node (gpulat), by number: the guest has no /etc/group. */
+#define GROUP_GID	4242
 /* Where the kernel's addresses are, on x86-64 and arm64 alike. */
 #define KERNEL_ADDR_MIN	0xffff800000000000ULL
 /* A threshold no default has, to see whether anything changed it. */
@@ -70,9 +79,15 @@ struct unpriv {
 	unsigned long long cap_eff;	/* CapEff of /proc/self/status */
 	uid_t euid;
 	gid_t egid;
+	int nr_groups;		/* getgroups() */
+	gid_t groups[4];
+	int open_rdwr;		/* the child's own open(): 0 or errno */
+	int open_rdonly;
 	int version;
+	uint32_t version_major;
 	int snapshot_size;	/* GPULAT_IOC_SNAPSHOT, buf_size 0 */
 	int snapshot;		/* a whole snapshot */
+	size_t nr_series;
 	int threshold_get;
 	uint64_t threshold_seen;
 	int threshold_set;
@@ -83,6 +98,14 @@ struct unpriv {
 	ssize_t read_bytes;
 	int poll_err;		/* 0, or errno of poll() */
 	short poll_revents;
+	/* the files of PARAMS_DIR */
+	int params_dir;		/* 0, or errno of opendir() */
+	size_t nr_params;
+	size_t nr_params_write_denied;	/* open(O_WRONLY): EACCES or EPERM */
+	size_t nr_params_to_read;	/* but the fault_ ones */
+	size_t nr_params_read;		/* read() gave text */
+	char param_bad[64];		/* the first that did not */
+	int param_bad_err;
 };
 
 /* cap_eff - the effective capabilities of this task, ~0 if unknown */
@@ -101,8 +124,8 @@ static unsigned long long cap_eff(void)
 	return v;
 }
 
-/* as_nobody - the child: drop to nobody, then try each request on @fd */
-static void as_nobody(int fd, struct unpriv *u)
+/* try_requests - each request on @fd, the outcomes in @u; false on a setup error */
+static bool try_requests(int fd, struct unpriv *u)
 {
 	static unsigned char buf[GL_TRACE_BUF];
 	struct gpulat_version v = { .size = sizeof(v) };
@@ -113,27 +136,12 @@ static void as_nobody(int fd, struct unpriv *u)
 	ssize_t n;
 	int fl;
 
-#define STEP(name, call)						\
-	do {								\
-		if (call) {						\
-			u->setup = errno;				\
-			snprintf(u->setup_step, sizeof(u->setup_step),	\
-				 "%s", name);				\
-			_exit(1);					\
-		}							\
-	} while (0)
-	STEP("setgroups", setgroups(0, NULL));
-	STEP("setresgid", setresgid(NOBODY, NOBODY, NOBODY));
-	/* all three uids nonzero: the kernel clears every capability */
-	STEP("setresuid", setresuid(NOBODY, NOBODY, NOBODY));
-#undef STEP
-	u->cap_eff = cap_eff();
-	u->euid = geteuid();
-	u->egid = getegid();
-
 	u->version = ioctl_err(fd, GPULAT_IOC_VERSION, &v);
+	u->version_major = v.major;
 	u->snapshot_size = ioctl_err(fd, GPULAT_IOC_SNAPSHOT, &sr);
 	u->snapshot = -gl_snapshot_take(fd, &s);
+	if (s)
+		u->nr_series = gl_snapshot_nr_series(s);
 	gl_snapshot_free(s);
 	ns = 0;
 	u->threshold_get = -gl_threshold(fd, GPULAT_FAM_SCHED, false, &ns);
@@ -153,11 +161,145 @@ static void as_nobody(int fd, struct unpriv *u)
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK)) {
 		u->setup = errno;
 		snprintf(u->setup_step, sizeof(u->setup_step), "O_NONBLOCK");
-		_exit(1);
+		return false;
 	}
 	n = read(fd, buf, sizeof(buf));
 	u->read_err = n < 0 ? errno : 0;
 	u->read_bytes = n;
+	return true;
+}
+
+/*
+ * drop_to_nobody - uid and gid 65534 with @nr_groups supplementary
+ * groups from @groups; false, with the failed step in @u, on an error
+ */
+static bool drop_to_nobody(struct unpriv *u, size_t nr_groups,
+			   const gid_t *groups)
+{
+#define STEP(name, call)						\
+	do {								\
+		if (call) {						\
+			u->setup = errno;				\
+			snprintf(u->setup_step, sizeof(u->setup_step),	\
+				 "%s", name);				\
+			return false;					\
+		}							\
+	} while (0)
+	STEP("setgroups", setgroups(nr_groups, groups));
+	STEP("setresgid", setresgid(NOBODY, NOBODY, NOBODY));
+	/* all three uids nonzero: the kernel clears every capability */
+	STEP("setresuid", setresuid(NOBODY, NOBODY, NOBODY));
+#undef STEP
+	u->cap_eff = cap_eff();
+	u->euid = geteuid();
+	u->egid = getegid();
+	u->nr_groups = getgroups(ARRAY_SIZE(u->groups), u->groups);
+	return true;
+}
+
+/* as_nobody - the child: drop to nobody, then try each request on @fd */
+static void as_nobody(int fd, struct unpriv *u)
+{
+	if (!drop_to_nobody(u, 0, NULL) || !try_requests(fd, u))
+		_exit(1);
+	_exit(0);
+}
+
+/* open_err - 0 when @path opens with @flags (then closed), else errno */
+static int open_err(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* param_bad - note the first parameter file that did not behave */
+static void param_bad(struct unpriv *u, const char *name, const char *what,
+		      int err)
+{
+	if (u->param_bad[0])
+		return;
+	snprintf(u->param_bad, sizeof(u->param_bad), "%.40s (%s)", name, what);
+	u->param_bad_err = err;
+}
+
+/*
+ * try_params - each file of PARAMS_DIR: open for writing (which must
+ * fail) and, but for the fault_ ones of a test build, read
+ */
+static void try_params(struct unpriv *u)
+{
+	char path[512], text[4096];
+	struct dirent *e;
+	ssize_t n;
+	int fd, err;
+	DIR *d;
+
+	d = opendir(PARAMS_DIR);
+	if (!d) {
+		u->params_dir = errno;
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", PARAMS_DIR, e->d_name);
+		u->nr_params++;
+		/* nothing is written: the open alone must fail */
+		err = open_err(path, O_WRONLY);
+		if (err == EACCES || err == EPERM)
+			u->nr_params_write_denied++;
+		else
+			param_bad(u, e->d_name, "open for writing", err);
+		if (!strncmp(e->d_name, "fault_", 6))
+			continue;
+		u->nr_params_to_read++;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, text, sizeof(text));
+		err = n < 0 ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+		if (n > 0)
+			u->nr_params_read++;
+		else
+			param_bad(u, e->d_name, "read", err);
+	}
+	closedir(d);
+}
+
+/*
+ * as_member - the child: nobody in group GROUP_GID, which opens the node
+ * itself and tries each request, then the module's parameters
+ */
+static void as_member(struct unpriv *u)
+{
+	static const gid_t group[] = { GROUP_GID };
+	int fd;
+
+	if (!drop_to_nobody(u, ARRAY_SIZE(group), group))
+		_exit(1);
+	u->open_rdwr = open_err(GPULAT_DEVICE_PATH, O_RDWR);
+	fd = open(GPULAT_DEVICE_PATH, O_RDONLY | O_CLOEXEC);
+	u->open_rdonly = fd < 0 ? errno : 0;
+	if (fd < 0)
+		_exit(0);
+	if (!try_requests(fd, u))
+		_exit(1);
+	close(fd);
+	try_params(u);
+	_exit(0);
+}
+
+/* as_outsider - the child: nobody in no group, which tries to open the node */
+static void as_outsider(struct unpriv *u)
+{
+	if (!drop_to_nobody(u, 0, NULL))
+		_exit(1);
+	u->open_rdonly = open_err(GPULAT_DEVICE_PATH, O_RDONLY);
+	u->open_rdwr = open_err(GPULAT_DEVICE_PATH, O_RDWR);
 	_exit(0);
 }
 
@@ -186,6 +328,47 @@ static int family_attached(int fd, uint32_t fam, uint32_t *generation)
 		*generation = gl_snapshot_header(s)->generation;
 	gl_snapshot_free(s);
 	return nr ? attached : 0;
+}
+
+/* expect_reads_only - what @u saw: every read worked, no control did */
+static void expect_reads_only(struct __test_metadata *_metadata,
+			      const struct unpriv *u)
+{
+	EXPECT_EQ(0, u->version) TH_LOG("VERSION: %s", strerror(u->version));
+	EXPECT_EQ(0, u->snapshot_size)
+		TH_LOG("SNAPSHOT size query: %s", strerror(u->snapshot_size));
+	EXPECT_EQ(0, u->snapshot) TH_LOG("SNAPSHOT: %s", strerror(u->snapshot));
+	EXPECT_EQ(0, u->threshold_get)
+		TH_LOG("THRESHOLD get: %s", strerror(u->threshold_get));
+	EXPECT_EQ(MARK_NS, u->threshold_seen);
+	EXPECT_EQ(0, u->poll_err) TH_LOG("poll: %s", strerror(u->poll_err));
+	EXPECT_EQ(0, u->poll_revents & (POLLERR | POLLNVAL | POLLHUP));
+	EXPECT_TRUE(u->read_err == 0 || u->read_err == EAGAIN)
+		TH_LOG("read: %s", strerror(u->read_err));
+	if (!u->read_err)
+		EXPECT_LT(0, u->read_bytes);
+
+	EXPECT_EQ(EPERM, u->threshold_set)
+		TH_LOG("THRESHOLD set: %s", strerror(u->threshold_set));
+	EXPECT_EQ(EPERM, u->reset) TH_LOG("RESET: %s", strerror(u->reset));
+	EXPECT_EQ(EPERM, u->family_off)
+		TH_LOG("FAMILY off: %s", strerror(u->family_off));
+	EXPECT_EQ(EPERM, u->family_on)
+		TH_LOG("FAMILY on: %s", strerror(u->family_on));
+}
+
+/* run_child - @fn(@u) in a child; its wait status */
+static int run_child(void (*fn)(struct unpriv *u), struct unpriv *u)
+{
+	int status = -1;
+	pid_t pid;
+
+	pid = fork();
+	if (!pid)
+		fn(u);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
 }
 
 TEST(control_needs_cap_sys_admin)
@@ -235,29 +418,8 @@ TEST(control_needs_cap_sys_admin)
 		TH_LOG("CapEff %llx after setresuid", u->cap_eff);
 	ASSERT_EQ(0ULL, u->cap_eff);
 
-	/* reading stays open to the holder of the descriptor */
-	EXPECT_EQ(0, u->version) TH_LOG("VERSION: %s", strerror(u->version));
-	EXPECT_EQ(0, u->snapshot_size)
-		TH_LOG("SNAPSHOT size query: %s", strerror(u->snapshot_size));
-	EXPECT_EQ(0, u->snapshot) TH_LOG("SNAPSHOT: %s", strerror(u->snapshot));
-	EXPECT_EQ(0, u->threshold_get)
-		TH_LOG("THRESHOLD get: %s", strerror(u->threshold_get));
-	EXPECT_EQ(MARK_NS, u->threshold_seen);
-	EXPECT_EQ(0, u->poll_err) TH_LOG("poll: %s", strerror(u->poll_err));
-	EXPECT_EQ(0, u->poll_revents & (POLLERR | POLLNVAL | POLLHUP));
-	EXPECT_TRUE(u->read_err == 0 || u->read_err == EAGAIN)
-		TH_LOG("read: %s", strerror(u->read_err));
-	if (!u->read_err)
-		EXPECT_LT(0, u->read_bytes);
-
-	/* control does not */
-	EXPECT_EQ(EPERM, u->threshold_set)
-		TH_LOG("THRESHOLD set: %s", strerror(u->threshold_set));
-	EXPECT_EQ(EPERM, u->reset) TH_LOG("RESET: %s", strerror(u->reset));
-	EXPECT_EQ(EPERM, u->family_off)
-		TH_LOG("FAMILY off: %s", strerror(u->family_off));
-	EXPECT_EQ(EPERM, u->family_on)
-		TH_LOG("FAMILY on: %s", strerror(u->family_on));
+	/* reading stays open to the holder of the descriptor, control not */
+	expect_reads_only(_metadata, u);
 
 	/* and the module is as root left it */
 	EXPECT_EQ(MARK_NS, after) TH_LOG("the threshold was changed");
@@ -266,6 +428,145 @@ TEST(control_needs_cap_sys_admin)
 
 	munmap(u, sizeof(*u));
 	close(fd);
+}
+
+/* --- A member of the device's group ------------------------------------- */
+
+/*
+ * The node as udev's rule leaves it (root:GROUP_GID 0640) for the test's
+ * length; the teardown puts back the module's 0600 root:root, the
+ * threshold and the family, whatever failed.
+ */
+FIXTURE(group) {
+	int fd;			/* root's, to set and compare */
+	uint64_t was;		/* the sched threshold before */
+	bool threshold_set;	/* the test changed it */
+	bool node_changed;	/* the test changed the node */
+	struct unpriv *member, *outsider;
+};
+
+FIXTURE_SETUP(group)
+{
+	struct stat st;
+	char err[256];
+
+	self->fd = -1;
+	self->member = MAP_FAILED;
+	/* the node as the module makes it: root's alone */
+	ASSERT_EQ(0, stat(GPULAT_DEVICE_PATH, &st))
+		TH_LOG("%s: %s", GPULAT_DEVICE_PATH, strerror(errno));
+	ASSERT_TRUE(S_ISCHR(st.st_mode));
+	ASSERT_EQ(0600, st.st_mode & 07777);
+	ASSERT_EQ(0, (int)st.st_uid);
+	ASSERT_EQ(0, (int)st.st_gid);
+	self->fd = gl_open(err, sizeof(err));
+	ASSERT_LE(0, self->fd) TH_LOG("%s", err);
+	self->member = mmap(NULL, 2 * sizeof(struct unpriv),
+			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			    -1, 0);
+	ASSERT_NE(MAP_FAILED, self->member);
+	memset(self->member, 0, 2 * sizeof(struct unpriv));
+	self->outsider = self->member + 1;
+}
+
+FIXTURE_TEARDOWN(group)
+{
+	uint64_t ns = self->was;
+	struct stat st;
+
+	if (self->node_changed) {
+		EXPECT_EQ(0, chmod(GPULAT_DEVICE_PATH, 0600));
+		EXPECT_EQ(0, chown(GPULAT_DEVICE_PATH, 0, 0));
+		EXPECT_EQ(0, stat(GPULAT_DEVICE_PATH, &st));
+		EXPECT_EQ(0600, st.st_mode & 07777);
+		EXPECT_EQ(0, (int)st.st_gid);
+	}
+	if (self->fd >= 0) {
+		if (family_attached(self->fd, GPULAT_FAM_SCHED, NULL) != 1)
+			gl_family_switch(self->fd, GPULAT_FAM_SCHED, true);
+		if (self->threshold_set)
+			gl_threshold(self->fd, GPULAT_FAM_SCHED, true, &ns);
+		close(self->fd);
+	}
+	if (self->member != MAP_FAILED)
+		munmap(self->member, 2 * sizeof(struct unpriv));
+}
+
+TEST_F(group, member_reads_and_controls_nothing)
+{
+	struct unpriv *m = self->member, *o = self->outsider;
+	uint64_t ns = MARK_NS, after = 0;
+	uint32_t gen0 = 0, gen1 = 0;
+	int ms, os, on0, on1;
+
+	ASSERT_EQ(0, gl_threshold(self->fd, GPULAT_FAM_SCHED, false,
+				  &self->was));
+	self->threshold_set = true;
+	ASSERT_EQ(0, gl_threshold(self->fd, GPULAT_FAM_SCHED, true, &ns));
+	on0 = family_attached(self->fd, GPULAT_FAM_SCHED, &gen0);
+	ASSERT_EQ(1, on0) TH_LOG("the sched family is not attached");
+
+	/* what the udev rule does */
+	self->node_changed = true;
+	ASSERT_EQ(0, chown(GPULAT_DEVICE_PATH, 0, GROUP_GID))
+		TH_LOG("chown: %s", strerror(errno));
+	ASSERT_EQ(0, chmod(GPULAT_DEVICE_PATH, 0640))
+		TH_LOG("chmod: %s", strerror(errno));
+
+	ms = run_child(as_member, m);
+	os = run_child(as_outsider, o);
+
+	/* what root sees now */
+	EXPECT_EQ(0, gl_threshold(self->fd, GPULAT_FAM_SCHED, false, &after));
+	on1 = family_attached(self->fd, GPULAT_FAM_SCHED, &gen1);
+
+	/* the member: nobody, no capability, in the group alone */
+	ASSERT_TRUE(ms != -1 && WIFEXITED(ms) && !WEXITSTATUS(ms))
+		TH_LOG("member: %s failed: %s (status 0x%x)", m->setup_step,
+		       strerror(m->setup), ms);
+	ASSERT_EQ(NOBODY, (int)m->euid);
+	ASSERT_EQ(NOBODY, (int)m->egid);
+	ASSERT_EQ(0ULL, m->cap_eff) TH_LOG("CapEff %llx", m->cap_eff);
+	ASSERT_EQ(1, m->nr_groups);
+	ASSERT_EQ(GROUP_GID, (int)m->groups[0]);
+
+	/* it opens the node itself, for reading only */
+	EXPECT_EQ(EACCES, m->open_rdwr)
+		TH_LOG("open O_RDWR: %s", strerror(m->open_rdwr));
+	ASSERT_EQ(0, m->open_rdonly)
+		TH_LOG("open O_RDONLY: %s", strerror(m->open_rdonly));
+	expect_reads_only(_metadata, m);
+	EXPECT_EQ(GPULAT_ABI_MAJOR, m->version_major);
+	EXPECT_LT(0, m->nr_series);
+
+	/* every parameter refuses it writing; each reads */
+	EXPECT_EQ(0, m->params_dir)
+		TH_LOG("%s: %s", PARAMS_DIR, strerror(m->params_dir));
+	EXPECT_LT(0, m->nr_params);
+	EXPECT_EQ(m->nr_params, m->nr_params_write_denied)
+		TH_LOG("%s: %s", m->param_bad, strerror(m->param_bad_err));
+	EXPECT_LT(0, m->nr_params_to_read);
+	EXPECT_EQ(m->nr_params_to_read, m->nr_params_read)
+		TH_LOG("%s: %s", m->param_bad, strerror(m->param_bad_err));
+	TH_LOG("%zu parameters, %zu refused writing, %zu of %zu read",
+	       m->nr_params, m->nr_params_write_denied, m->nr_params_read,
+	       m->nr_params_to_read);
+
+	/* the module is as root left it */
+	EXPECT_EQ(MARK_NS, after) TH_LOG("the threshold was changed");
+	EXPECT_EQ(1, on1) TH_LOG("the sched family was switched off");
+	EXPECT_EQ(gen0, gen1) TH_LOG("the module was reset");
+
+	/* a user outside the group does not open the node at all */
+	ASSERT_TRUE(os != -1 && WIFEXITED(os) && !WEXITSTATUS(os))
+		TH_LOG("outsider: %s failed: %s (status 0x%x)", o->setup_step,
+		       strerror(o->setup), os);
+	ASSERT_EQ(NOBODY, (int)o->euid);
+	ASSERT_EQ(0, o->nr_groups);
+	EXPECT_EQ(EACCES, o->open_rdonly)
+		TH_LOG("open O_RDONLY: %s", strerror(o->open_rdonly));
+	EXPECT_EQ(EACCES, o->open_rdwr)
+		TH_LOG("open O_RDWR: %s", strerror(o->open_rdwr));
 }
 
 /* --- No kernel addresses ------------------------------------------------ */
