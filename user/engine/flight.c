@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "flight.h"
 #include "report.h"
@@ -57,63 +58,66 @@ void flight_free(struct flight *fl)
 
 	flight_drop_report(fl);
 	for (i = 0; i < fl->nr_snaps; i++)
-		gl_snapshot_free(fl->snaps[i]);
+		free(fl->snaps[i].z);
 	free(fl->snaps);
 	free(fl->recs);
 	memset(fl, 0, sizeof(*fl));
 }
 
-static size_t flight_snap_bytes(const struct gl_snapshot *s)
-{
-	size_t len = 0;
-
-	gl_snapshot_blob(s, &len);
-	return len;
-}
-
-static uint64_t flight_snap_ns(const struct gl_snapshot *s)
-{
-	return gl_snapshot_header(s)->time_ns;
-}
-
 static void flight_pop_snap(struct flight *fl)
 {
-	fl->bytes -= flight_snap_bytes(fl->snaps[0]);
-	gl_snapshot_free(fl->snaps[0]);
+	fl->bytes -= fl->snaps[0].zlen;
+	free(fl->snaps[0].z);
 	memmove(fl->snaps, fl->snaps + 1,
 		--fl->nr_snaps * sizeof(*fl->snaps));
 }
 
-void flight_add_snap(struct flight *fl, struct gl_snapshot *s)
+void flight_add_snap(struct flight *fl, const struct gl_snapshot *s)
 {
 	/* a pending bundle still needs its window before the trigger */
 	uint64_t keep_ns = (uint64_t)((fl->o.before_s + fl->o.after_s + 2) *
 				      1e9);
-	uint64_t now = flight_snap_ns(s);
-	struct gl_snapshot **n;
+	uint64_t now = gl_snapshot_header(s)->time_ns;
+	struct flight_snap *n, *fs;
+	const void *blob;
+	uLongf zlen;
+	size_t len;
 
+	blob = gl_snapshot_blob(s, &len);
+	if (!blob)
+		goto drop;
 	if (fl->nr_snaps == fl->cap_snaps) {
 		size_t cap = fl->cap_snaps ? fl->cap_snaps * 2 : 64;
 
 		n = realloc(fl->snaps, cap * sizeof(*n));
-		if (!n) {
-			fl->snaps_dropped++;
-			gl_snapshot_free(s);
-			return;
-		}
+		if (!n)
+			goto drop;
 		fl->snaps = n;
 		fl->cap_snaps = cap;
 	}
-	fl->snaps[fl->nr_snaps++] = s;
-	fl->bytes += flight_snap_bytes(s);
-	while (fl->nr_snaps > 1 &&
-	       now - flight_snap_ns(fl->snaps[0]) > keep_ns)
+	fs = &fl->snaps[fl->nr_snaps];
+	zlen = compressBound(len);
+	fs->z = malloc(zlen);
+	/* level 1: the fastest; empty slots compress well at any level */
+	if (!fs->z || compress2(fs->z, &zlen, blob, len, 1) != Z_OK) {
+		free(fs->z);
+		goto drop;
+	}
+	fs->time_ns = now;
+	fs->len = len;
+	fs->zlen = zlen;
+	fl->nr_snaps++;
+	fl->bytes += zlen;
+	while (fl->nr_snaps > 1 && now - fl->snaps[0].time_ns > keep_ns)
 		flight_pop_snap(fl);
 	/* the memory bound wins over the window: counted, said in bundles */
 	while (fl->nr_snaps > 2 && fl->bytes > fl->o.max_bytes) {
 		flight_pop_snap(fl);
 		fl->snaps_dropped++;
 	}
+	return;
+drop:
+	fl->snaps_dropped++;
 }
 
 enum prom_cause flight_add_rec(struct flight *fl,
@@ -199,17 +203,18 @@ bool flight_trigger(struct flight *fl, uint64_t now_ns, const char *why)
 	return true;
 }
 
-/* flight_clone - a copy of @s the watch may own */
-static struct gl_snapshot *flight_clone(const struct gl_snapshot *s)
+/* flight_unpack - the snapshot @fs holds, for the watch to own */
+static struct gl_snapshot *flight_unpack(const struct flight_snap *fs)
 {
-	struct gl_snapshot *c;
-	const void *blob;
-	size_t len;
+	struct gl_snapshot *s = NULL;
+	uLongf len = fs->len;
+	unsigned char *blob = malloc(fs->len);
 
-	blob = gl_snapshot_blob(s, &len);
-	if (!blob || gl_snapshot_parse(blob, len, &c, NULL, 0))
-		return NULL;
-	return c;
+	if (blob && uncompress(blob, &len, fs->z, fs->zlen) == Z_OK &&
+	    len == fs->len && gl_snapshot_parse(blob, len, &s, NULL, 0))
+		s = NULL;
+	free(blob);
+	return s;
 }
 
 /* flight_watch - the watch of the window around the trigger, copied */
@@ -221,27 +226,26 @@ static int flight_watch(struct flight *fl, struct watch *w)
 	uint64_t t0, t1;
 
 	memset(w, 0, sizeof(*w));
-	while (first + 1 < fl->nr_snaps &&
-	       flight_snap_ns(fl->snaps[first]) < from)
+	while (first + 1 < fl->nr_snaps && fl->snaps[first].time_ns < from)
 		first++;
 	if (fl->nr_snaps - first < 2)
 		return -ENODATA;
-	w->start = flight_clone(fl->snaps[first]);
-	w->end = flight_clone(fl->snaps[fl->nr_snaps - 1]);
+	w->start = flight_unpack(&fl->snaps[first]);
+	w->end = flight_unpack(&fl->snaps[fl->nr_snaps - 1]);
 	n = fl->nr_snaps - first - 2;
 	w->intervals = calloc(n ? n : 1, sizeof(*w->intervals));
 	if (!w->start || !w->end || !w->intervals)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		w->intervals[i] = flight_clone(fl->snaps[first + 1 + i]);
+		w->intervals[i] = flight_unpack(&fl->snaps[first + 1 + i]);
 		if (!w->intervals[i])
 			return -ENOMEM;
 		w->nr_intervals++;
 	}
 	if (gl_snapshot_diff(w->start, w->end, &w->window))
 		return -ENOMEM;
-	t0 = flight_snap_ns(fl->snaps[first]);
-	t1 = flight_snap_ns(fl->snaps[fl->nr_snaps - 1]);
+	t0 = fl->snaps[first].time_ns;
+	t1 = fl->snaps[fl->nr_snaps - 1].time_ns;
 	w->duration_s = (t1 - t0) / 1e9;
 	w->recs = calloc(fl->nr_recs ? fl->nr_recs : 1, sizeof(*w->recs));
 	if (!w->recs)

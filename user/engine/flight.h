@@ -35,10 +35,21 @@ struct flight_opts {
 	const char *root;		/* $GPULAT_SYSROOT or "" */
 };
 
+/*
+ * One second's snapshot as the recorder holds it: its blob, compressed
+ * (zlib; a blob is mostly empty slots, 10-40 times smaller).
+ */
+struct flight_snap {
+	uint64_t time_ns;		/* the snapshot's, CLOCK_MONOTONIC */
+	size_t len;			/* the blob's */
+	size_t zlen;
+	unsigned char *z;
+};
+
 struct flight {
 	struct flight_opts o;
-	struct gl_snapshot **snaps;	/* oldest first */
-	size_t nr_snaps, cap_snaps, bytes;
+	struct flight_snap *snaps;	/* oldest first */
+	size_t nr_snaps, cap_snaps, bytes;	/* bytes: compressed, held */
 	uint64_t snaps_dropped;		/* dropped early for max_bytes */
 	struct gl_trace_rec *recs;	/* a ring of FLIGHT_MAX_RECS */
 	size_t rec_head, nr_recs;
@@ -59,8 +70,8 @@ struct flight {
 int flight_init(struct flight *fl, const struct flight_opts *o);
 void flight_free(struct flight *fl);
 
-/* flight_add_snap - keep @s (the recorder owns it from now on) */
-void flight_add_snap(struct flight *fl, struct gl_snapshot *s);
+/* flight_add_snap - keep a copy of @s */
+void flight_add_snap(struct flight *fl, const struct gl_snapshot *s);
 /*
  * flight_add_rec - keep @rec; what it triggers, if it does (an Xid
  * event, a sample at or over its family's bound), else PROM_NR_CAUSES

@@ -180,13 +180,8 @@ static void serve_tick(struct serve *sv)
 		free(buf);
 	if (!s)
 		return;
-	if (sv->flight_on) {
-		struct gl_snapshot *copy;
-		const void *blob = gl_snapshot_blob(s, &len);
-
-		if (blob && !gl_snapshot_parse(blob, len, &copy, NULL, 0))
-			flight_add_snap(&sv->fl, copy);
-	}
+	if (sv->flight_on)
+		flight_add_snap(&sv->fl, s);
 	gl_snapshot_free(sv->names);
 	sv->names = s;
 }
