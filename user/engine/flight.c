@@ -149,9 +149,10 @@ enum prom_cause flight_add_rec(struct flight *fl,
 static struct report *flight_report(struct flight *fl, const char *why)
 {
 	struct report *r = calloc(1, sizeof(*r));
+	time_t t = time(NULL);
 	char stamp[32];
 	struct tm tm;
-	time_t t = time(NULL);
+	int i;
 
 	if (!r)
 		return NULL;
@@ -166,11 +167,18 @@ static struct report *flight_report(struct flight *fl, const char *why)
 	report_name(r);
 	localtime_r(&t, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(r->top, sizeof(r->top), FLIGHT_PREFIX "%.100s-%s", r->host,
-		 stamp);
-	if (asprintf(&r->out, "%s/%s" FLIGHT_SUFFIX, fl->o.dir, r->top) < 0) {
-		r->out = NULL;
-		goto fail;
+	/* two bundles in one second (--flight-gap 0): -2, -3... */
+	for (i = 1; i < 100; i++) {
+		snprintf(r->top, sizeof(r->top), FLIGHT_PREFIX "%.100s-%s%s%.0d",
+			 r->host, stamp, i > 1 ? "-" : "", i > 1 ? i : 0);
+		free(r->out);
+		if (asprintf(&r->out, "%s/%s" FLIGHT_SUFFIX, fl->o.dir,
+			     r->top) < 0) {
+			r->out = NULL;
+			goto fail;
+		}
+		if (access(r->out, F_OK))
+			break;
 	}
 	if (report_workdir(r))
 		goto fail;
@@ -220,7 +228,8 @@ static struct gl_snapshot *flight_unpack(const struct flight_snap *fs)
 /* flight_watch - the watch of the window around the trigger, copied */
 static int flight_watch(struct flight *fl, struct watch *w)
 {
-	uint64_t from = fl->trigger_ns - (uint64_t)(fl->o.before_s * 1e9);
+	uint64_t before = (uint64_t)(fl->o.before_s * 1e9);
+	uint64_t from = fl->trigger_ns > before ? fl->trigger_ns - before : 0;
 	size_t first = 0, i, n;
 	const struct gl_trace_rec *rec;
 	uint64_t t0, t1;
@@ -262,9 +271,21 @@ static int flight_watch(struct flight *fl, struct watch *w)
 	return 0;
 }
 
-static int flight_name_cmp(const void *a, const void *b)
+struct flight_file {
+	char *name;
+	struct timespec mtime;
+};
+
+/* oldest first: by the time written, then by name (-2 after none) */
+static int flight_file_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const struct flight_file *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 /* flight_prune - keep the newest o.keep bundles of the folder */
@@ -272,8 +293,10 @@ static void flight_prune(struct flight *fl)
 {
 	size_t n = 0, cap = 0, i, plen = strlen(FLIGHT_PREFIX);
 	size_t slen = strlen(FLIGHT_SUFFIX), len;
-	char **names = NULL, **nn, path[PATH_MAX];
+	struct flight_file *files = NULL, *nf;
+	char path[PATH_MAX];
 	struct dirent *de;
+	struct stat st;
 	DIR *d = opendir(fl->o.dir);
 
 	if (!d)
@@ -284,29 +307,32 @@ static void flight_prune(struct flight *fl)
 		    strncmp(de->d_name, FLIGHT_PREFIX, plen) ||
 		    strcmp(de->d_name + len - slen, FLIGHT_SUFFIX))
 			continue;
+		snprintf(path, sizeof(path), "%s/%s", fl->o.dir, de->d_name);
+		if (lstat(path, &st) || !S_ISREG(st.st_mode))
+			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
-			nn = realloc(names, cap * sizeof(*names));
-			if (!nn)
+			nf = realloc(files, cap * sizeof(*files));
+			if (!nf)
 				break;
-			names = nn;
+			files = nf;
 		}
-		names[n] = strdup(de->d_name);
-		if (names[n])
+		files[n].name = strdup(de->d_name);
+		files[n].mtime = st.st_mtim;
+		if (files[n].name)
 			n++;
 	}
 	closedir(d);
-	/* the names hold the time (YYYYMMDD-HHMMSS): oldest sort first */
-	qsort(names, n, sizeof(*names), flight_name_cmp);
+	qsort(files, n, sizeof(*files), flight_file_cmp);
 	for (i = 0; i + fl->o.keep < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", fl->o.dir, names[i]);
+		snprintf(path, sizeof(path), "%s/%s", fl->o.dir, files[i].name);
 		if (unlink(path))
 			fprintf(stderr, "gpulat: flight recorder: cannot remove %s: %s\n",
 				path, strerror(errno));
 	}
 	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+		free(files[i].name);
+	free(files);
 }
 
 static int flight_write(struct flight *fl)
