@@ -195,6 +195,60 @@ TEST(control_reasons)
 }
 
 /* Every bad input: exit code 1 and a message naming the problem. */
+TEST(parse_serve)
+{
+	struct gpulat_opts o;
+	char err[512];
+
+	ASSERT_EQ(0, parse(&o, err, "serve"));
+	ASSERT_EQ(GPULAT_CMD_SERVE, o.cmd);
+	ASSERT_EQ(NULL, o.listen);	/* the command picks :9464 */
+	ASSERT_EQ(GPULAT_FLIGHT_BEFORE_S, o.flight_before_s);
+	ASSERT_EQ(GPULAT_FLIGHT_AFTER_S, o.flight_after_s);
+	ASSERT_EQ(GPULAT_FLIGHT_GAP_S, o.flight_gap_s);
+	ASSERT_EQ(GPULAT_FLIGHT_KEEP, o.flight_keep);
+	ASSERT_EQ(0, parse(&o, err, "serve", "--listen", "[::1]:9464",
+			   "--textfile", "/t", "--flight=/f", "--buckets", "2",
+			   "--max-keys", "5", "-C", "--flight-window", "30",
+			   "--flight-after", "2.5", "--flight-gap", "0",
+			   "--flight-keep", "3", "--trigger", "sched=50ms",
+			   "-t", "block=10ms"));
+	ASSERT_STREQ("[::1]:9464", o.listen);
+	ASSERT_STREQ("/t", o.textfile);
+	ASSERT_STREQ("/f", o.flight);
+	ASSERT_EQ(2, o.serve_buckets);
+	ASSERT_EQ(5, o.serve_max_keys);
+	ASSERT_TRUE(o.per_cpu);
+	ASSERT_EQ(30, o.flight_before_s);
+	ASSERT_EQ(2.5, o.flight_after_s);
+	ASSERT_EQ(0, o.flight_gap_s);
+	ASSERT_EQ(3, o.flight_keep);
+	ASSERT_EQ(50000000ULL, o.triggers[GPULAT_FAM_SCHED]);
+	ASSERT_EQ(0, o.triggers[GPULAT_FAM_BLOCK]);
+	ASSERT_EQ(10000000ULL, o.thresholds[GPULAT_FAM_BLOCK]);
+	/* and what it refuses, each with its reason */
+	ASSERT_EQ(1, parse(&o, err, "serve", "--buckets", "3"));
+	ASSERT_NE(NULL, strstr(err, "bad --buckets '3': 8, 4, 2 or 1"));
+	ASSERT_EQ(1, parse(&o, err, "serve", "--listen", "9464"));
+	ASSERT_NE(NULL, strstr(err, "bad --listen '9464'"));
+	ASSERT_EQ(1, parse(&o, err, "serve", "--max-keys", "0"));
+	ASSERT_NE(NULL, strstr(err, "bad --max-keys '0'"));
+	ASSERT_EQ(1, parse(&o, err, "serve", "--max-keys", "99999999999"));
+	ASSERT_EQ(1, parse(&o, err, "serve", "--flight-window", "4000"));
+	ASSERT_NE(NULL, strstr(err, "bad --flight-window '4000': seconds from 0.1 to 3600"));
+	ASSERT_EQ(1, parse(&o, err, "serve", "--flight-keep", "-1"));
+	ASSERT_EQ(1, parse(&o, err, "serve", "--trigger", "gpu=1ms"));
+	ASSERT_NE(NULL, strstr(err, "unknown family 'gpu'"));
+	ASSERT_EQ(1, parse(&o, err, "serve", "--trigger", "sched"));
+	ASSERT_NE(NULL, strstr(err, "bad trigger 'sched': FAMILY=DURATION"));
+	ASSERT_EQ(1, parse(&o, err, "serve", "--flight", ""));
+	ASSERT_NE(NULL, strstr(err, "--flight needs a folder"));
+	ASSERT_EQ(1, parse(&o, err, "hist", "--listen", ":1"));
+	ASSERT_NE(NULL, strstr(err, "does not apply to hist"));
+	ASSERT_EQ(1, parse(&o, err, "serve", "extra"));
+	ASSERT_NE(NULL, strstr(err, "unexpected argument 'extra'"));
+}
+
 TEST(parse_errors)
 {
 	static const struct {
@@ -397,6 +451,20 @@ TEST_F(tool, bad_interval)
 					 self->err, sizeof(self->err),
 					 ARGV("trace", "-d", "0.05")));
 	ASSERT_NE(NULL, strstr(self->err, "bad duration '0.05': seconds from 0.1"));
+}
+
+/* serve: a bad address, a folder it cannot write, a port in use */
+TEST_F(tool, serve_errors)
+{
+	ASSERT_EQ(GPULAT_EXIT_ERROR, run(self->out, sizeof(self->out),
+					 self->err, sizeof(self->err),
+					 ARGV("serve", "--listen", "host:9464")));
+	ASSERT_NE(NULL, strstr(self->err, "bad --listen 'host:9464': ADDRESS:PORT, [IPV6]:PORT or :PORT, numeric"));
+	ASSERT_EQ(GPULAT_EXIT_ERROR, run(self->out, sizeof(self->out),
+					 self->err, sizeof(self->err),
+					 ARGV("serve", "--listen", "127.0.0.1:0",
+					      "--flight", "/nonexistent")));
+	ASSERT_NE(NULL, strstr(self->err, "--flight /nonexistent: not a folder this process may write"));
 }
 
 TEST_F(tool, missing_input)

@@ -186,7 +186,10 @@ static void serve_tick(struct serve *sv)
 	sv->names = s;
 }
 
-/* serve_start - the source, HTTP, the recorder; an enum gpulat_exit */
+/*
+ * serve_start - HTTP and the recorder, then the source: a bad address or
+ * folder fails before the source loads; an enum gpulat_exit
+ */
 static int serve_start(struct serve *sv, uint32_t *major, uint32_t *minor)
 {
 	const struct gpulat_opts *o = sv->o;
@@ -194,9 +197,6 @@ static int serve_start(struct serve *sv, uint32_t *major, uint32_t *minor)
 	struct flight_opts fo = { 0 };
 	int ret;
 
-	ret = gpulat_source_open(o, &sv->src, major, minor, stderr);
-	if (ret)
-		return gpulat_device_exit(ret);
 	prom_init(&sv->p);
 	if (o->serve_buckets)
 		sv->p.per_octave = o->serve_buckets;
@@ -205,11 +205,10 @@ static int serve_start(struct serve *sv, uint32_t *major, uint32_t *minor)
 	sv->p.per_cpu = o->per_cpu;
 	sv->p.root = getenv("GPULAT_SYSROOT");
 	sv->p.version = gpulat_version();
-	sv->p.source = gl_source_kind(sv->src) == GL_SOURCE_BPF ? "bpf" :
-		       "kmod";
 	if (gpulat_kernel_release(kernel, sizeof(kernel)))
 		sv->p.kernel = kernel;
 	if (o->listen) {
+		/* scrapes until the first snapshot are answered 503 */
 		sv->http = serve_http_start(o->listen);
 		if (!sv->http)
 			return GPULAT_EXIT_ERROR;
@@ -226,6 +225,13 @@ static int serve_start(struct serve *sv, uint32_t *major, uint32_t *minor)
 		if (flight_init(&sv->fl, &fo))
 			return GPULAT_EXIT_ERROR;
 		sv->flight_on = true;
+	}
+	ret = gpulat_source_open(o, &sv->src, major, minor, stderr);
+	if (ret)
+		return gpulat_device_exit(ret);
+	sv->p.source = gl_source_kind(sv->src) == GL_SOURCE_BPF ? "bpf" :
+		       "kmod";
+	if (sv->flight_on) {
 		gl_source_describe(sv->src, sv->fl.source,
 				   sizeof(sv->fl.source));
 		snprintf(sv->fl.kernel, sizeof(sv->fl.kernel), "%s",
