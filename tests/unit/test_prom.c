@@ -257,6 +257,17 @@ TEST(xids_are_counters_counted_once)
 	ASSERT_NE(NULL, strstr(t, "gpulat_build_info{version=\"unknown\""));
 	free(t);
 	prom_free(&p);
+	/* a daemon started at 9 s: the Xid of 8 s is history */
+	prom_init(&p);
+	p.xid_from_ns = 9000000000ULL;
+	s = blob_parse(&b);
+	prom_count_events(&p, s);
+	gl_snapshot_free(s);
+	t = render(&p, NULL);
+	ASSERT_EQ(1, value(t, "gpulat_nvidia_xid_total{gpu=\"0000:3b:00.0\",xid=\"79\"}"));
+	ASSERT_EQ(1, value(t, "gpulat_nvidia_xid_total{gpu=\"0000:86:00.0\",xid=\"13\"}"));
+	free(t);
+	prom_free(&p);
 	blob_release(&b);
 }
 

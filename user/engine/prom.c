@@ -346,7 +346,8 @@ void prom_count_events(struct prom_state *p, const struct gl_snapshot *s)
 	for (i = 0; s && i < gl_snapshot_nr_events(s); i++) {
 		ev = gl_snapshot_event(s, i);
 		if (ev->type != GPULAT_EVENT_XID ||
-		    (p->xid_seen && ev->time_ns <= p->xid_last_ns))
+		    (p->xid_seen && ev->time_ns <= p->xid_last_ns) ||
+		    ev->time_ns < p->xid_from_ns)
 			continue;
 		if (ev->time_ns > newest)
 			newest = ev->time_ns;

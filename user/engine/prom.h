@@ -58,6 +58,12 @@ struct prom_state {
 	size_t nr_xids;
 	bool xid_seen;			/* xid_last_ns is set */
 	uint64_t xid_last_ns;		/* newest event counted */
+	/*
+	 * events before this (CLOCK_MONOTONIC ns) are history the source
+	 * kept from before the daemon: not counted, so that a restart of
+	 * the daemon does not count them (and page) again
+	 */
+	uint64_t xid_from_ns;
 	/* the daemon's own counters, kept by its loop */
 	uint64_t trace_lost, snapshot_errors;
 	uint64_t flight_bundles, flight_suppressed;
