@@ -5,7 +5,8 @@
 # root and the kernel's BTF; without them every test is reported as
 # skipped with the reason, never as passed.
 #
-#   tests/bpf/run.sh [TEST...]     GPULAT=path/to/gpulat (build/user/gpulat)
+#   tests/bpf/run.sh [TEST...]     (test_block, test_block.sh or a path)
+#                                  GPULAT=path/to/gpulat (build/user/gpulat)
 cd "$(dirname "$0")/../.." || exit 1
 why=
 if [[ $(id -u) -ne 0 ]]; then
@@ -18,6 +19,7 @@ tests=("$@")
 fail=0
 for t in "${tests[@]}"; do
 	[[ -f $t ]] || t=tests/bpf/$t
+	[[ -f $t ]] || t=$t.sh
 	name=$(basename "$t" .sh)
 	if [[ -n $why ]]; then
 		echo "ok - $name # SKIP $why"
