@@ -25,9 +25,11 @@
 
 /*
  * The HTTP side's bounds: a slow or abusive client holds one
- * connection for at most SERVE_HTTP_TIMEOUT_S, one address at most
- * SERVE_HTTP_PER_IP of SERVE_HTTP_CONNS, and a request's headers at most
- * SERVE_HTTP_MEMORY bytes; every scrape shares one rendered page.
+ * connection for at most SERVE_HTTP_TIMEOUT_S per request (counted from
+ * the connection's start or its previous answer, however slowly it
+ * keeps sending: serve_http.c), one address at most SERVE_HTTP_PER_IP of
+ * SERVE_HTTP_CONNS, and a request's headers at most SERVE_HTTP_MEMORY
+ * bytes; every scrape shares one rendered page.
  */
 #define SERVE_HTTP_CONNS	64
 #define SERVE_HTTP_PER_IP	8

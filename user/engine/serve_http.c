@@ -6,6 +6,14 @@
  * (serve.h).  A scrape is answered from the page the loop last rendered,
  * shared by every connection (MHD counts its users): its cost does not
  * grow with scrapes, and no scrape takes a snapshot.
+ *
+ * MHD's own timeout counts from a connection's last activity: a client
+ * that sends a header byte every few seconds (slowloris) would keep its
+ * connection for good, and SERVE_HTTP_CONNS / SERVE_HTTP_PER_IP addresses
+ * all of them.  So each request has a deadline too, SERVE_HTTP_TIMEOUT_S
+ * from the connection's start or from the end of its previous request:
+ * a thread of ours shuts down the socket of one that is not answered by
+ * then, and MHD closes it.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -14,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "serve.h"
 
@@ -22,12 +31,133 @@
 
 #define SERVE_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
 
+/* A connection open now, for the deadline (its MHD socket context). */
+struct serve_conn {
+	struct serve_conn *prev, *next;
+	int fd;
+	uint64_t deadline_ns;		/* CLOCK_MONOTONIC */
+	bool cut;			/* shut down: MHD is closing it */
+};
+
 struct serve_http {
 	struct MHD_Daemon *d;
 	pthread_mutex_t lock;
 	struct MHD_Response *metrics;	/* NULL until the first page */
 	struct MHD_Response *index, *missing, *method, *early;
+	/* the connections and the thread that holds them to the deadline */
+	pthread_mutex_t conn_lock;
+	pthread_cond_t wake;
+	struct serve_conn *conns;
+	pthread_t reaper;
+	bool reaper_on, stopping;
 };
+
+static uint64_t serve_http_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+#define SERVE_HTTP_TIMEOUT_NS	((uint64_t)SERVE_HTTP_TIMEOUT_S * 1000000000ULL)
+
+/* serve_on_connection - MHD's: a connection starts or is closed */
+static void serve_on_connection(void *cls, struct MHD_Connection *c,
+				void **socket_context,
+				enum MHD_ConnectionNotificationCode toe)
+{
+	struct serve_http *h = cls;
+	const union MHD_ConnectionInfo *ci;
+	struct serve_conn *e;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(c,
+					     MHD_CONNECTION_INFO_CONNECTION_FD);
+		e = ci ? calloc(1, sizeof(*e)) : NULL;
+		if (!e)
+			return;	/* MHD's idle timeout alone bounds it */
+		e->fd = ci->connect_fd;
+		e->deadline_ns = serve_http_now_ns() + SERVE_HTTP_TIMEOUT_NS;
+		pthread_mutex_lock(&h->conn_lock);
+		e->next = h->conns;
+		if (h->conns)
+			h->conns->prev = e;
+		h->conns = e;
+		pthread_mutex_unlock(&h->conn_lock);
+		*socket_context = e;
+		return;
+	}
+	/* closed: MHD closes the socket after this, never before */
+	e = *socket_context;
+	if (!e)
+		return;
+	pthread_mutex_lock(&h->conn_lock);
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		h->conns = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	pthread_mutex_unlock(&h->conn_lock);
+	free(e);
+	*socket_context = NULL;
+}
+
+/* serve_on_completed - MHD's: a request is over; the next one's deadline */
+static void serve_on_completed(void *cls, struct MHD_Connection *c,
+			       void **con_cls,
+			       enum MHD_RequestTerminationCode toe)
+{
+	struct serve_http *h = cls;
+	const union MHD_ConnectionInfo *ci;
+	struct serve_conn *e;
+
+	(void)con_cls;
+	(void)toe;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	e = ci ? ci->socket_context : NULL;
+	if (!e)
+		return;
+	pthread_mutex_lock(&h->conn_lock);
+	if (!e->cut)
+		e->deadline_ns = serve_http_now_ns() + SERVE_HTTP_TIMEOUT_NS;
+	pthread_mutex_unlock(&h->conn_lock);
+}
+
+/*
+ * serve_reaper - shut down the socket of every connection past its
+ * deadline (MHD sees it end and closes it); wakes at the next deadline,
+ * or in a second (a new connection's is SERVE_HTTP_TIMEOUT_S away)
+ */
+static void *serve_reaper(void *arg)
+{
+	struct serve_http *h = arg;
+	struct serve_conn *e;
+	struct timespec ts;
+	uint64_t now, wake;
+
+	pthread_mutex_lock(&h->conn_lock);
+	while (!h->stopping) {
+		now = serve_http_now_ns();
+		wake = now + 1000000000ULL;
+		for (e = h->conns; e; e = e->next) {
+			if (e->cut)
+				continue;
+			if (now >= e->deadline_ns) {
+				shutdown(e->fd, SHUT_RDWR);
+				e->cut = true;
+			} else if (e->deadline_ns < wake) {
+				wake = e->deadline_ns;
+			}
+		}
+		ts.tv_sec = wake / 1000000000ULL;
+		ts.tv_nsec = wake % 1000000000ULL;
+		pthread_cond_timedwait(&h->wake, &h->conn_lock, &ts);
+	}
+	pthread_mutex_unlock(&h->conn_lock);
+	return NULL;
+}
 
 static struct MHD_Response *serve_static(const char *text)
 {
@@ -112,6 +242,7 @@ static int serve_addr(const char *s, struct sockaddr_storage *ss,
 struct serve_http *serve_http_start(const char *addr)
 {
 	struct sockaddr_storage ss;
+	pthread_condattr_t ca;
 	struct serve_http *h;
 	unsigned int flags;
 	socklen_t len;
@@ -125,6 +256,11 @@ struct serve_http *serve_http_start(const char *addr)
 	if (!h)
 		return NULL;
 	pthread_mutex_init(&h->lock, NULL);
+	pthread_mutex_init(&h->conn_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->wake, &ca);
+	pthread_condattr_destroy(&ca);
 	h->index = serve_static("gpulat exporter: the series are at /metrics\n");
 	h->missing = serve_static("not found: the series are at /metrics\n");
 	h->method = serve_static("only GET and HEAD\n");
@@ -145,12 +281,23 @@ struct serve_http *serve_http_start(const char *addr)
 				(unsigned int)SERVE_HTTP_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 				(size_t)SERVE_HTTP_MEMORY,
+				MHD_OPTION_NOTIFY_CONNECTION,
+				serve_on_connection, h,
+				MHD_OPTION_NOTIFY_COMPLETED,
+				serve_on_completed, h,
 				MHD_OPTION_END);
 	if (!h->d) {
 		fprintf(stderr, "gpulat: cannot listen on %s: %s\n", addr,
 			errno ? strerror(errno) : "address in use or not here");
 		goto fail;
 	}
+	errno = pthread_create(&h->reaper, NULL, serve_reaper, h);
+	if (errno) {
+		fprintf(stderr, "gpulat: cannot start the HTTP deadline thread: %s\n",
+			strerror(errno));
+		goto fail;
+	}
+	h->reaper_on = true;
 	(void)len;
 	return h;
 fail:
@@ -187,11 +334,21 @@ void serve_http_stop(struct serve_http *h)
 
 	if (!h)
 		return;
+	if (h->reaper_on) {
+		pthread_mutex_lock(&h->conn_lock);
+		h->stopping = true;
+		pthread_cond_signal(&h->wake);
+		pthread_mutex_unlock(&h->conn_lock);
+		pthread_join(h->reaper, NULL);
+	}
+	/* closes every connection: each is taken off the list */
 	if (h->d)
 		MHD_stop_daemon(h->d);
 	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
 		if (*r[i])
 			MHD_destroy_response(*r[i]);
+	pthread_cond_destroy(&h->wake);
+	pthread_mutex_destroy(&h->conn_lock);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
 }
