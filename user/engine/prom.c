@@ -342,6 +342,13 @@ void prom_count_events(struct prom_state *p, const struct gl_snapshot *s)
 			continue;
 		if (ev->time_ns > newest)
 			newest = ev->time_ns;
+		/*
+		 * The first snapshot's events came before the daemon: the
+		 * baseline, not counted (the module's ring holds the last
+		 * ones since its load, which a restart would count again).
+		 */
+		if (!p->xid_seen)
+			continue;
 		for (j = 0; j < p->nr_xids; j++)
 			if (p->xids[j].xid == ev->code &&
 			    !strncmp(p->xids[j].gpu, ev->device,

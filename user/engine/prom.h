@@ -77,7 +77,8 @@ bool prom_valid_per_octave(unsigned long n);
 
 /*
  * prom_count_events - count the Xids of @s not counted yet (its events
- * are the newest the source kept, oldest first)
+ * are the newest the source kept, oldest first); those of the first
+ * snapshot came before the daemon started and are not counted
  */
 void prom_count_events(struct prom_state *p, const struct gl_snapshot *s);
 
