@@ -86,9 +86,12 @@ static void flight_pop_snap(struct flight *fl)
 
 void flight_add_snap(struct flight *fl, struct gl_snapshot *s)
 {
-	/* a pending bundle still needs its window before the trigger */
-	uint64_t keep_ns = (uint64_t)((fl->o.before_s + fl->o.after_s + 2) *
-				      1e9);
+	/*
+	 * a pending bundle still needs its window before the trigger, from
+	 * the snapshot at or before its start, until it is written
+	 */
+	uint64_t keep_ns = (uint64_t)((fl->o.before_s + fl->o.after_s +
+				       FLIGHT_LATE_S + 2) * 1e9);
 	uint64_t now = flight_snap_ns(s);
 	struct gl_snapshot **n;
 
@@ -215,14 +218,17 @@ static struct gl_snapshot *flight_clone(const struct gl_snapshot *s)
 /* flight_watch - the watch of the window around the trigger, copied */
 static int flight_watch(struct flight *fl, struct watch *w)
 {
-	uint64_t from = fl->trigger_ns - (uint64_t)(fl->o.before_s * 1e9);
+	uint64_t before = (uint64_t)(fl->o.before_s * 1e9);
+	/* CLOCK_MONOTONIC starts at boot: a trigger may come before_s into it */
+	uint64_t from = fl->trigger_ns > before ? fl->trigger_ns - before : 0;
 	size_t first = 0, i, n;
 	const struct gl_trace_rec *rec;
 	uint64_t t0, t1;
 
 	memset(w, 0, sizeof(*w));
+	/* from the newest snapshot at or before @from: before_s whole */
 	while (first + 1 < fl->nr_snaps &&
-	       flight_snap_ns(fl->snaps[first]) < from)
+	       flight_snap_ns(fl->snaps[first + 1]) <= from)
 		first++;
 	if (fl->nr_snaps - first < 2)
 		return -ENODATA;
@@ -337,8 +343,14 @@ out:
 
 int flight_tick(struct flight *fl, uint64_t now_ns)
 {
-	if (!fl->r ||
-	    now_ns < fl->trigger_ns + (uint64_t)(fl->o.after_s * 1e9))
+	uint64_t due = fl->trigger_ns + (uint64_t)(fl->o.after_s * 1e9);
+
+	if (!fl->r || now_ns < due)
+		return 0;
+	/* until a snapshot at or after @due ends the window: after_s whole */
+	if ((!fl->nr_snaps ||
+	     flight_snap_ns(fl->snaps[fl->nr_snaps - 1]) < due) &&
+	    now_ns < due + FLIGHT_LATE_S * 1000000000ULL)
 		return 0;
 	return flight_write(fl);
 }
