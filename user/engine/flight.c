@@ -74,9 +74,12 @@ static void flight_pop_snap(struct flight *fl)
 
 void flight_add_snap(struct flight *fl, const struct gl_snapshot *s)
 {
-	/* a pending bundle still needs its window before the trigger */
-	uint64_t keep_ns = (uint64_t)((fl->o.before_s + fl->o.after_s + 2) *
-				      1e9);
+	/*
+	 * a pending bundle still needs its window before the trigger, from
+	 * the snapshot at or before its start, until it is written
+	 */
+	uint64_t keep_ns = (uint64_t)((fl->o.before_s + fl->o.after_s +
+				       FLIGHT_LATE_S + 2) * 1e9);
 	uint64_t now = gl_snapshot_header(s)->time_ns;
 	struct flight_snap *n, *fs;
 	const void *blob;
@@ -229,13 +232,16 @@ static struct gl_snapshot *flight_unpack(const struct flight_snap *fs)
 static int flight_watch(struct flight *fl, struct watch *w)
 {
 	uint64_t before = (uint64_t)(fl->o.before_s * 1e9);
+	/* CLOCK_MONOTONIC starts at boot: a trigger may come before_s into it */
 	uint64_t from = fl->trigger_ns > before ? fl->trigger_ns - before : 0;
 	size_t first = 0, i, n;
 	const struct gl_trace_rec *rec;
 	uint64_t t0, t1;
 
 	memset(w, 0, sizeof(*w));
-	while (first + 1 < fl->nr_snaps && fl->snaps[first].time_ns < from)
+	/* from the newest snapshot at or before @from: before_s whole */
+	while (first + 1 < fl->nr_snaps &&
+	       fl->snaps[first + 1].time_ns <= from)
 		first++;
 	if (fl->nr_snaps - first < 2)
 		return -ENODATA;
@@ -367,8 +373,14 @@ out:
 
 int flight_tick(struct flight *fl, uint64_t now_ns)
 {
-	if (!fl->r ||
-	    now_ns < fl->trigger_ns + (uint64_t)(fl->o.after_s * 1e9))
+	uint64_t due = fl->trigger_ns + (uint64_t)(fl->o.after_s * 1e9);
+
+	if (!fl->r || now_ns < due)
+		return 0;
+	/* until a snapshot at or after @due ends the window: after_s whole */
+	if ((!fl->nr_snaps ||
+	     fl->snaps[fl->nr_snaps - 1].time_ns < due) &&
+	    now_ns < due + FLIGHT_LATE_S * 1000000000ULL)
 		return 0;
 	return flight_write(fl);
 }

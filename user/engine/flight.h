@@ -24,6 +24,11 @@ struct report;
  */
 #define FLIGHT_MAX_RECS		20000
 #define FLIGHT_MAX_BYTES	(256UL << 20)
+/*
+ * How long past trigger + after_s a bundle waits for the snapshot that
+ * ends its window before it is written with the newest there is.
+ */
+#define FLIGHT_LATE_S		2
 
 struct flight_opts {
 	const char *dir;		/* where bundles go */
@@ -86,8 +91,10 @@ enum prom_cause flight_add_rec(struct flight *fl,
 bool flight_trigger(struct flight *fl, uint64_t now_ns, const char *why);
 /*
  * flight_tick - write the pending bundle once after_s have passed since
- * its trigger; 1 when one was written, 0 when none was due, -errno
- * after a message on stderr
+ * its trigger and a snapshot at or after that time ends its window (or,
+ * without one, FLIGHT_LATE_S later); 1 when one was written, 0 when none
+ * was due, -errno after a message on stderr.  The window begins at the
+ * newest snapshot at or before before_s ahead of the trigger.
  */
 int flight_tick(struct flight *fl, uint64_t now_ns);
 /* flight_flush - write the pending bundle now (the daemon stops) */

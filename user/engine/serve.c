@@ -22,6 +22,8 @@
 
 /* Longest sleep of the loop: how late a signal or a tick may be seen. */
 #define SERVE_POLL_MS	200
+/* Xids remembered as triggers, past the module's ring of 64 events */
+#define SERVE_XIDS_DONE	128
 
 static volatile sig_atomic_t serve_usr1;
 
@@ -84,6 +86,17 @@ struct serve {
 	struct gl_snapshot *names;	/* the newest snapshot, for names */
 	uint64_t next_textfile_ns;
 	bool textfile_failed;		/* said once, not every tick */
+	struct watch *tw;		/* the trace's: thresholds and losses */
+	/*
+	 * Each Xid triggers once, whether its trace record or a snapshot's
+	 * events show it first (the record may be lost: the trace's ring
+	 * overflows under a flood of outliers, the events' ring does not):
+	 * the last Xids that did, and the newest event time a snapshot had.
+	 */
+	struct gpulat_event xids_done[SERVE_XIDS_DONE];
+	size_t nr_xids_done, xids_done_at;
+	uint64_t xid_snap_ns;
+	bool xid_snap_seen;		/* xid_snap_ns is set */
 };
 
 static void serve_trigger(struct serve *sv, enum prom_cause cause,
@@ -92,6 +105,58 @@ static void serve_trigger(struct serve *sv, enum prom_cause cause,
 	sv->p.flight_triggers[cause]++;
 	if (!flight_trigger(&sv->fl, serve_mono_ns(), why))
 		sv->p.flight_suppressed++;
+}
+
+/* serve_xid_first - whether Xid @ev triggers now (seen for the first time) */
+static bool serve_xid_first(struct serve *sv, const struct gpulat_event *ev)
+{
+	const struct gpulat_event *d;
+	size_t i;
+
+	for (i = 0; i < sv->nr_xids_done; i++) {
+		d = &sv->xids_done[i];
+		if (d->time_ns == ev->time_ns && d->code == ev->code &&
+		    !strncmp(d->device, ev->device, sizeof(d->device)))
+			return false;
+	}
+	sv->xids_done[sv->xids_done_at] = *ev;
+	sv->xids_done_at = (sv->xids_done_at + 1) % SERVE_XIDS_DONE;
+	if (sv->nr_xids_done < SERVE_XIDS_DONE)
+		sv->nr_xids_done++;
+	return true;
+}
+
+/*
+ * serve_snap_xids - the Xids of @s that no trace record showed (the
+ * trace was read just before it, or the source has none); those from
+ * before the daemon started trigger nothing, as they count for nothing
+ */
+static void serve_snap_xids(struct serve *sv, const struct gl_snapshot *s)
+{
+	const struct gpulat_event *ev;
+	uint64_t newest = sv->xid_snap_ns;
+	char why[256], dev[sizeof(ev->device) + 1];
+	size_t i;
+
+	for (i = 0; i < gl_snapshot_nr_events(s); i++) {
+		ev = gl_snapshot_event(s, i);
+		if (ev->type != GPULAT_EVENT_XID ||
+		    (sv->xid_snap_seen && ev->time_ns <= sv->xid_snap_ns))
+			continue;
+		if (ev->time_ns > newest)
+			newest = ev->time_ns;
+		if (ev->time_ns < sv->p.xid_from_ns || !serve_xid_first(sv, ev))
+			continue;
+		memcpy(dev, ev->device, sizeof(ev->device));
+		dev[sizeof(ev->device)] = '\0';
+		snprintf(why, sizeof(why),
+			 "Xid %u on %.32s (CPU %u; seen in a snapshot%s)",
+			 ev->code, dev, ev->cpu, sv->tw->trace_ok ?
+			 ", its trace record lost" : ": no trace");
+		serve_trigger(sv, PROM_CAUSE_XID, why);
+	}
+	sv->xid_snap_ns = newest;
+	sv->xid_snap_seen = true;
 }
 
 /* serve_on_rec - a trace record: kept by the recorder, maybe a trigger */
@@ -108,6 +173,8 @@ static void serve_on_rec(const struct gl_trace_rec *r, void *arg)
 		return;
 	cause = flight_add_rec(&sv->fl, r);
 	if (cause == PROM_CAUSE_XID) {
+		if (!serve_xid_first(sv, &r->u.event.event))
+			return;		/* a snapshot's events showed it */
 		snprintf(why, sizeof(why), "Xid %u on %.32s (CPU %u)",
 			 r->u.event.event.code, r->u.event.event.device,
 			 r->cpu);
@@ -153,6 +220,13 @@ static void serve_tick(struct serve *sv)
 	size_t len;
 	int ret;
 
+	/*
+	 * the trace first: an Xid of the snapshot that its record did not
+	 * show is one whose record was lost (read errors: the loop's next
+	 * read says them)
+	 */
+	if (sv->flight_on && sv->tw->trace_ok)
+		watch_read_trace(sv->src, sv->tw, serve_on_rec, sv, stderr);
 	ret = gl_source_snapshot(sv->src, &s, msg, sizeof(msg));
 	if (ret) {
 		/* said on every failure: the operator's log shows how long */
@@ -180,8 +254,10 @@ static void serve_tick(struct serve *sv)
 		free(buf);
 	if (!s)
 		return;
-	if (sv->flight_on)
+	if (sv->flight_on) {
+		serve_snap_xids(sv, s);
 		flight_add_snap(&sv->fl, s);
+	}
 	gl_snapshot_free(sv->names);
 	sv->names = s;
 }
@@ -265,8 +341,8 @@ static void serve_announce(const struct serve *sv)
 int serve_loop(const struct gpulat_opts *o)
 {
 	uint64_t old[GPULAT_FAM_MAX] = { 0 }, now, next;
-	struct serve sv = { .o = o };
 	struct watch tw = { 0 };	/* thresholds and losses only */
+	struct serve sv = { .o = o, .tw = &tw };
 	struct sigaction sa;
 	uint32_t major, minor;
 	struct pollfd p;
