@@ -429,6 +429,14 @@ static void prom_probes(FILE *f, const struct gl_snapshot *s)
 	}
 }
 
+/* prom_scalar - a metric of one unlabelled sample */
+static void prom_scalar(FILE *f, const char *name, const char *type,
+			const char *help, uint64_t v)
+{
+	prom_header(f, name, type, help);
+	fprintf(f, "%s %" PRIu64 "\n", name, v);
+}
+
 static void prom_self(FILE *f, const struct prom_state *p)
 {
 	static const char *const cause[PROM_NR_CAUSES] = {
@@ -451,26 +459,21 @@ static void prom_self(FILE *f, const struct prom_state *p)
 				    sizeof(p->xids[i].gpu)), v,
 			p->xids[i].n);
 	}
-	prom_header(f, "gpulat_trace_lost_total", "counter",
-		    "Outlier records lost before the daemon read them");
-	fprintf(f, "gpulat_trace_lost_total %" PRIu64 "\n", p->trace_lost);
-	prom_header(f, "gpulat_exporter_snapshot_errors_total", "counter",
-		    "Snapshots the daemon failed to take");
-	fprintf(f, "gpulat_exporter_snapshot_errors_total %" PRIu64 "\n",
-		p->snapshot_errors);
-	prom_header(f, "gpulat_flight_bundles_total", "counter",
-		    "Flight recorder bundles written");
-	fprintf(f, "gpulat_flight_bundles_total %" PRIu64 "\n",
-		p->flight_bundles);
+	prom_scalar(f, "gpulat_trace_lost_total", "counter",
+		    "Outlier records lost before the daemon read them",
+		    p->trace_lost);
+	prom_scalar(f, "gpulat_exporter_snapshot_errors_total", "counter",
+		    "Snapshots the daemon failed to take", p->snapshot_errors);
+	prom_scalar(f, "gpulat_flight_bundles_total", "counter",
+		    "Flight recorder bundles written", p->flight_bundles);
 	prom_header(f, "gpulat_flight_triggers_total", "counter",
 		    "Flight recorder triggers, by cause");
 	for (i = 0; i < PROM_NR_CAUSES; i++)
 		fprintf(f, "gpulat_flight_triggers_total{cause=\"%s\"} %" PRIu64 "\n",
 			cause[i], p->flight_triggers[i]);
-	prom_header(f, "gpulat_flight_suppressed_total", "counter",
-		    "Flight recorder triggers that wrote no bundle (rate limit, one in progress)");
-	fprintf(f, "gpulat_flight_suppressed_total %" PRIu64 "\n",
-		p->flight_suppressed);
+	prom_scalar(f, "gpulat_flight_suppressed_total", "counter",
+		    "Flight recorder triggers that wrote no bundle (rate limit, one in progress)",
+		    p->flight_suppressed);
 	prom_header(f, "gpulat_exporter_other_keys", "gauge",
 		    "Keys of a metric over the bound, summed under the label value _other");
 	for (i = 0; i < GL_NR_METRICS; i++)
