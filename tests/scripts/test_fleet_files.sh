@@ -11,15 +11,7 @@ RULE=$FLEET/60-gpulat.rules
 UNITS="gpulat.service gpulat-bpf.service"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 fail=0
-check() {
-	n=$((n + 1))
-	if eval "$2"; then echo "ok $n $1"; else echo "not ok $n $1"; fail=1; fi
-}
-skip() {
-	n=$((n + 1))
-	echo "ok $n $1 # SKIP $2"
-}
+. "$(dirname "$0")/tap.sh"
 
 # rule_lines - the rule file without comments and blank lines
 rule_lines() { grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$RULE"; }

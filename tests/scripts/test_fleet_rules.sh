@@ -15,15 +15,7 @@ CHECK=$top/scripts/fleet/check-dashboard
 EXPO=$top/tests/scripts/fixtures/gpulat-exposition.prom
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
-n=0 fail=0
-check() {
-	n=$((n + 1))
-	if eval "$2"; then echo "ok $n $1"; else echo "not ok $n $1"; fail=1; fi
-}
-skip() {
-	n=$((n + 1))
-	echo "ok $n $1 # SKIP $2"
-}
+. "$(dirname "$0")/tap.sh"
 # what a failed check printed, as TAP comments
 show() { sed 's/^/# /' "$d/out"; }
 

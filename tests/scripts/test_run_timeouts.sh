@@ -8,11 +8,7 @@ RUN=$(cd "$(dirname "$0")/../kernel" && pwd)/run.sh
 LIB=$(cd "$(dirname "$0")/../lib" && pwd)
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
-n=0 fail=0
-check() {
-	n=$((n + 1))
-	if eval "$2"; then echo "ok $n $1"; else echo "not ok $n $1"; fail=1; fi
-}
+. "$(dirname "$0")/tap.sh"
 
 printf '#!/bin/sh\necho "  #  RUN  fix.passes"\nexit 0\n' >"$d/a_pass"
 printf '#!/bin/sh\necho "1..0 # SKIP family mm: tracepoints missing on this kernel: x"\nexit 4\n' >"$d/b_skip"
