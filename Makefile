@@ -188,7 +188,7 @@ bench-quick:
 # vmrun builds the module and the tool (messages in build/demo/vmrun.log);
 # the scripts install the packages they need, and no more than the demo
 # needs (no compilers for fuzzing, no kselftest sources).
-demo:
+demo: setup
 	@scripts/demo
 
 clean: user-clean module-clean
