@@ -22,7 +22,7 @@
 
 /* A reader refuses a different major; minors only add. */
 #define GPULAT_ABI_MAJOR	1
-#define GPULAT_ABI_MINOR	2
+#define GPULAT_ABI_MINOR	3
 
 #define GPULAT_DEVICE_PATH	"/dev/gpulat"
 
@@ -50,6 +50,7 @@ enum gpulat_family_id {
 	GPULAT_FAM_SOFTIRQ	= 5,
 	GPULAT_FAM_NVIDIA	= 6,
 	GPULAT_FAM_MM		= 7,
+	GPULAT_FAM_CGROUP	= 8,	/* since ABI 1.3 */
 	GPULAT_FAM_MAX,
 };
 
@@ -175,6 +176,9 @@ enum gpulat_mm_series {
 	GPULAT_MM_DIRECT_RECLAIM = 0,	/* mm_vmscan_direct_reclaim_begin -> _end */
 	GPULAT_MM_COMPACTION	= 1,	/* mm_compaction_begin -> _end, direct */
 	GPULAT_MM_COMPACTION_BG	= 2,	/* mm_compaction_begin -> _end, other */
+	/* since ABI 1.3: reclaim by a task charging a memory cgroup over
+	 * its memory.high or memory.max */
+	GPULAT_MM_MEMCG_RECLAIM	= 3,	/* mm_vmscan_memcg_reclaim_begin -> _end */
 };
 
 enum gpulat_mm_counter {
@@ -182,6 +186,30 @@ enum gpulat_mm_counter {
 	GPULAT_MM_NEGATIVE	= 1,
 	GPULAT_MM_EVICTED	= 2,	/* stamp overwritten by another task */
 };
+
+/*
+ * GPULAT_FAM_CGROUP (since ABI 1.3): the waits of the tasks of chosen
+ * cgroups (GPULAT_IOC_CGROUP), one keyed series set per cgroup (v2) that
+ * holds such a task (key: its cgroup id, the cgroup2 directory's inode
+ * number; key_name: the directory's name).  A task counts in the cgroup it
+ * is in when its sample ends, if that cgroup is a watched one or below
+ * one; the subject is always the task that waited (or issued the I/O),
+ * never the task running at the end event.  The family has no probes of
+ * its own: the sched, block and mm probes file its samples too.
+ */
+enum gpulat_cgroup_series {
+	GPULAT_CG_WAKEUP	= 0,	/* as sched.wakeup */
+	GPULAT_CG_PREEMPT	= 1,	/* as sched.preempt */
+	GPULAT_CG_BLOCK		= 2,	/* request's first event -> complete */
+	GPULAT_CG_MEMCG		= 3,	/* as mm.memcg_reclaim */
+};
+
+enum gpulat_cgroup_counter {
+	GPULAT_CG_KEYS_FULL	= 0,	/* a watched task's cgroup had no key left */
+};
+
+/* Cgroups GPULAT_IOC_CGROUP watches at most at once. */
+#define GPULAT_CG_WATCH_MAX	8
 
 #define GPULAT_CPU_NONE		0xffffffffU
 #define GPULAT_NAME_LEN		32
@@ -265,6 +293,26 @@ struct gpulat_threshold_req {
 #define GPULAT_THRESHOLD_SIZE_VER0	24
 
 /*
+ * GPULAT_IOC_CGROUP (since ABI 1.3): the cgroups the cgroup family
+ * watches.  Without flags, reads the set; with GPULAT_CGROUP_SET
+ * (CAP_SYS_ADMIN), replaces it by the cgroup2 directories open at
+ * fd[0..nr) (nr 0: none, the family idles).  The set lasts until the next
+ * SET or unload; the series of cgroups already seen stay.
+ */
+#define GPULAT_CGROUP_SET	0x1
+
+struct gpulat_cgroup_req {
+	__u32 size;		/* in: sizeof(struct gpulat_cgroup_req) */
+	__u32 flags;		/* in: 0 or GPULAT_CGROUP_SET */
+	__u32 nr;		/* in with SET: entries of fd; out: watched */
+	__u32 pad;		/* in: zero */
+	__s32 fd[GPULAT_CG_WATCH_MAX];	/* in with SET: cgroup2 directories */
+	__u64 id[GPULAT_CG_WATCH_MAX];	/* out: the watched cgroups' ids */
+};
+
+#define GPULAT_CGROUP_SIZE_VER0		112
+
+/*
  * The size encoded in a command number is frozen at the first version of
  * its struct: a struct that grows keeps its command, and its own size
  * field tells the module how much the caller passed.
@@ -280,6 +328,8 @@ struct gpulat_threshold_req {
 				     0x03, GPULAT_FAMILY_SIZE_VER0)
 #define GPULAT_IOC_THRESHOLD	_IOC(_IOC_READ | _IOC_WRITE, GPULAT_IOC_MAGIC, \
 				     0x04, GPULAT_THRESHOLD_SIZE_VER0)
+#define GPULAT_IOC_CGROUP	_IOC(_IOC_READ | _IOC_WRITE, GPULAT_IOC_MAGIC, \
+				     0x05, GPULAT_CGROUP_SIZE_VER0)
 
 /* --- The snapshot blob ------------------------------------------------- */
 
@@ -433,6 +483,7 @@ struct gpulat_culprit {
 #define GPULAT_REC_F_IRQ_TIME	0x2	/* irq_ns is valid (irq family on) */
 #define GPULAT_REC_F_SOFTIRQ_TIME 0x4	/* softirq_ns is valid (softirq on) */
 #define GPULAT_REC_F_PARTIAL	0x8	/* history shorter than the wait */
+#define GPULAT_REC_F_CGROUP	0x10	/* cgroup_id, culprit_cgroup valid (1.3) */
 
 /*
  * One sample at or over its family's threshold: the latency that ended at
@@ -457,9 +508,18 @@ struct gpulat_rec_sample {
 	__u64 softirq_ns;	/* softirq time on this CPU in the wait */
 	__u64 other_ns;		/* wait not covered by culprits[] */
 	struct gpulat_culprit culprits[GPULAT_NR_CULPRITS];
+	/*
+	 * since ABI 1.3 (hdr.size >= GPULAT_REC_SAMPLE_SIZE_VER1): the
+	 * cgroup (v2) id of the task (for block, of the task that started
+	 * the request), and of each culprit when it was named; 0: none or
+	 * unknown
+	 */
+	__u64 cgroup_id;
+	__u64 culprit_cgroup[GPULAT_NR_CULPRITS];
 };
 
 #define GPULAT_REC_SAMPLE_SIZE_VER0	192
+#define GPULAT_REC_SAMPLE_SIZE_VER1	224
 
 /* A timeline event (an Xid) as the snapshot's events section has it. */
 struct gpulat_rec_event {

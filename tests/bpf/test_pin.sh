@@ -73,12 +73,12 @@ grep -q 'held by' "$T_TMP/tr" && ok "trace on the pinned source names culprits" 
 
 # a reader killed (SIGKILL) leaves the gates open: the next command
 # closes them.  The settings (struct gl_bpf_conf, first in .data) read
-# with bpftool: reader_tgid at byte 160, the gates, 8 x u64, at 0.
+# with bpftool: reader_tgid at byte 176, the gates, 9 x u64, at 0.
 conf() {
 	bpftool -j map dump pinned "$PIN/maps/gpulat_b_data" |
 		"$PY" -c "import json,struct,sys
 v = bytes(int(x, 16) for x in json.load(sys.stdin)[0]['value'])
-print(struct.unpack_from('<I', v, 160)[0], min(struct.unpack_from('<8Q', v, 0)[1:]))"
+print(struct.unpack_from('<I', v, 176)[0], min(struct.unpack_from('<9Q', v, 0)[1:]))"
 }
 "$GPULAT" trace -d 30 >/dev/null 2>&1 &
 tp=$!

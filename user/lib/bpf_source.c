@@ -51,8 +51,8 @@ static const struct {
 
 /* tests/bpf/test_pin.sh reads the settings with bpftool, there. */
 _Static_assert(offsetof(struct gpulat_bpf__data, gl_conf) == 0 &&
-	       offsetof(struct gl_bpf_conf, reader_tgid) == 160,
-	       "the settings lead .data, reader_tgid at byte 160");
+	       offsetof(struct gl_bpf_conf, reader_tgid) == 176,
+	       "the settings lead .data, reader_tgid at byte 176");
 
 uint64_t gl_bpf_now_ns(void)
 {
@@ -500,4 +500,19 @@ int gl_bpf_unpin(char *err, size_t errlen)
 		return -errno;
 	}
 	return 0;
+}
+
+/* the cgroup family's watch set (filled in by the BPF side) */
+int gl_bpf_cgroup_set(struct gl_bpf *b, const struct gl_cgroup_watch *w,
+		      unsigned int n)
+{
+	(void)b; (void)w; (void)n;
+	return -EOPNOTSUPP;
+}
+
+int gl_bpf_cgroup_get(struct gl_bpf *b, uint64_t *ids, unsigned int *n)
+{
+	(void)b; (void)ids;
+	*n = 0;
+	return -EOPNOTSUPP;
 }

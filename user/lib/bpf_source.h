@@ -26,6 +26,10 @@ int gl_bpf_reset(struct gl_bpf *b);
 int gl_bpf_family_switch(struct gl_bpf *b, uint32_t family, bool on);
 int gl_bpf_threshold(struct gl_bpf *b, uint32_t family, bool set,
 		     uint64_t *ns);
+struct gl_cgroup_watch;
+int gl_bpf_cgroup_set(struct gl_bpf *b, const struct gl_cgroup_watch *w,
+		      unsigned int n);
+int gl_bpf_cgroup_get(struct gl_bpf *b, uint64_t *ids, unsigned int *n);
 int gl_bpf_poll_fd(struct gl_bpf *b);
 ssize_t gl_bpf_trace_read(struct gl_bpf *b, void *buf, size_t len);
 bool gl_bpf_trace_pending(struct gl_bpf *b);

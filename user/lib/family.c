@@ -60,7 +60,11 @@ static const struct gl_metric_info gl_metrics[GL_NR_METRICS] = {
 	},
 	[GL_METRIC_MM] = {
 		.name = "gpulat_mm_stall_seconds",
-		.help = "Memory stalls: direct reclaim begin to end, compaction begin to end (direct or background)",
+		.help = "Memory stalls: direct reclaim begin to end, compaction begin to end (direct or background), reclaim of a memory cgroup over memory.high or memory.max begin to end",
+	},
+	[GL_METRIC_CGROUP] = {
+		.name = "gpulat_cgroup_latency_seconds",
+		.help = "Latency of the tasks of watched cgroups: run-queue waits (kind=wakeup, preempt), block requests they started from the first event to completion (kind=block), memory cgroup reclaim (kind=memcg_reclaim)",
 	},
 };
 
@@ -169,6 +173,26 @@ static const struct gl_series_info mm_series[] = {
 		.layer = GL_LAYER_MEMORY, .expect_p99_ns = 1 * MS,
 		.weight = 100, M(GL_METRIC_MM, "kind=\"compaction_bg\""),
 	},
+	/* a cgroup at its memory.high or memory.max: its own tasks stall */
+	[GPULAT_MM_MEMCG_RECLAIM] =
+		JUDGED("mm.memcg_reclaim", GL_KEY_NONE, GL_LAYER_MEMORY, 1 * MS,
+		       100, M(GL_METRIC_MM, "kind=\"memcg_reclaim\"")),
+};
+
+/*
+ * Per-cgroup copies of samples the sched, block and mm series already
+ * count: not judged again (the diagnosis ranks cgroups from them apart).
+ */
+#define CGROUP(id, n, l, kind) \
+	[id] = { .name = (n), .key = GL_KEY_CGROUP, .judged = false, \
+		 .layer = (l), M(GL_METRIC_CGROUP, "kind=\"" kind "\"") }
+
+static const struct gl_series_info cgroup_series[] = {
+	CGROUP(GPULAT_CG_WAKEUP, "cgroup.wakeup", GL_LAYER_SCHED, "wakeup"),
+	CGROUP(GPULAT_CG_PREEMPT, "cgroup.preempt", GL_LAYER_SCHED, "preempt"),
+	CGROUP(GPULAT_CG_BLOCK, "cgroup.block", GL_LAYER_STORAGE, "block"),
+	CGROUP(GPULAT_CG_MEMCG, "cgroup.memcg_reclaim", GL_LAYER_MEMORY,
+	       "memcg_reclaim"),
 };
 
 #define SERIES(a)	.series = (a), .nr_series = ARRAY_SIZE(a)
@@ -207,6 +231,11 @@ static const struct gl_family_info gl_families[] = {
 	[GPULAT_FAM_MM] = {
 		.id = GPULAT_FAM_MM, .name = "mm", .key = GL_KEY_NONE,
 		.layer = GL_LAYER_MEMORY, SERIES(mm_series),
+	},
+	[GPULAT_FAM_CGROUP] = {
+		.id = GPULAT_FAM_CGROUP, .name = "cgroup", .key = GL_KEY_CGROUP,
+		.key_label = "cgroup", .layer = GL_LAYER_NONE,
+		SERIES(cgroup_series),
 	},
 };
 

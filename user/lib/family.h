@@ -40,6 +40,7 @@ enum gl_key_kind {
 	GL_KEY_IRQ,	/* IRQ number in bits 0-31: "irq 130 NAME" */
 	GL_KEY_PID,	/* a kthread's pid: "pid 4242 NAME" */
 	GL_KEY_VECTOR,	/* softirq vector: "NET_RX", "vector 9" unnamed */
+	GL_KEY_CGROUP,	/* cgroup (v2) id: its path, "cgroup 4242" unknown */
 };
 
 /*
@@ -57,6 +58,7 @@ enum gl_metric {
 	GL_METRIC_NVIDIA_IRQ,
 	GL_METRIC_NVIDIA_KTHREAD,
 	GL_METRIC_MM,
+	GL_METRIC_CGROUP,
 	GL_NR_METRICS,
 };
 

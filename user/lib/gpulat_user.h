@@ -127,6 +127,15 @@ const char *gl_probe_state_name(uint32_t state);
  */
 int gl_threshold(int fd, uint32_t family, bool set, uint64_t *ns);
 
+/*
+ * gl_cgroup_set, gl_cgroup_get - the module's watched cgroups
+ * (GPULAT_IOC_CGROUP; struct gl_cgroup_watch: source.h).  0, or -ENOTTY
+ * (a module older than ABI 1.3), -E2BIG, -EPERM, -EBADF, -EINVAL.
+ */
+struct gl_cgroup_watch;
+int gl_cgroup_set(int fd, const struct gl_cgroup_watch *w, unsigned int n);
+int gl_cgroup_get(int fd, uint64_t *ids, unsigned int *n);
+
 /* One decoded trace record, normalized to this tool's layout. */
 struct gl_trace_rec {
 	uint32_t type;		/* enum gpulat_rec_type */

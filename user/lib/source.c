@@ -151,6 +151,22 @@ int gl_source_threshold(struct gl_source *src, uint32_t family, bool set,
 	return gl_threshold(src->fd, family, set, ns);
 }
 
+int gl_source_cgroup_set(struct gl_source *src,
+			 const struct gl_cgroup_watch *w, unsigned int n)
+{
+	if (src->kind == GL_SOURCE_BPF)
+		return gl_bpf_cgroup_set(src->bpf, w, n);
+	return gl_cgroup_set(src->fd, w, n);
+}
+
+int gl_source_cgroup_get(struct gl_source *src, uint64_t *ids,
+			 unsigned int *n)
+{
+	if (src->kind == GL_SOURCE_BPF)
+		return gl_bpf_cgroup_get(src->bpf, ids, n);
+	return gl_cgroup_get(src->fd, ids, n);
+}
+
 int gl_source_poll_fd(struct gl_source *src)
 {
 	if (src->kind == GL_SOURCE_BPF)

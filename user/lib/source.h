@@ -68,6 +68,25 @@ int gl_source_threshold(struct gl_source *src, uint32_t family, bool set,
 			uint64_t *ns);
 
 /*
+ * The cgroups the cgroup family watches (GPULAT_IOC_CGROUP): at most
+ * GPULAT_CG_WATCH_MAX, each an open cgroup2 directory with its id (the
+ * directory's inode number) and level (its depth under the cgroup2 root,
+ * the root being 0), which the BPF source needs to match a task's
+ * ancestors in O(1).  @n 0 clears the set.  0 or -errno.
+ */
+struct gl_cgroup_watch {
+	int fd;
+	uint64_t id;
+	uint32_t level;
+};
+
+int gl_source_cgroup_set(struct gl_source *src,
+			 const struct gl_cgroup_watch *w, unsigned int n);
+/* gl_source_cgroup_get - the watched ids into @ids[GPULAT_CG_WATCH_MAX] */
+int gl_source_cgroup_get(struct gl_source *src, uint64_t *ids,
+			 unsigned int *n);
+
+/*
  * The outlier trace.  gl_source_poll_fd() is the file to poll for
  * POLLIN; the first call (or read) makes this process a reader, which
  * sees the records written from then on.  gl_source_trace_read() fills
