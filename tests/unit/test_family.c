@@ -36,9 +36,15 @@ TEST(every_family_has_a_row)
 			named++;
 			/* the module's names: "FAMILY.what" */
 			ASSERT_EQ(0, strncmp(si->name, prefix, strlen(prefix)));
+			ASSERT_LT(si->layer, GL_NR_LAYERS);
+			/* copies of other series have no rule of their own */
+			if (fi->copies) {
+				ASSERT_FALSE(si->judged);
+				ASSERT_EQ(0, si->expect_p99_ns);
+				continue;
+			}
 			ASSERT_GT(si->expect_p99_ns, 0);
 			ASSERT_GT(si->weight, 0);
-			ASSERT_LT(si->layer, GL_NR_LAYERS);
 		}
 		ASSERT_EQ(fi->nr_series, named);
 	}
@@ -129,6 +135,17 @@ TEST(diagnosis_rules)
 	ASSERT_FALSE(si->judged);
 	ASSERT_TRUE(gl_series_info(GPULAT_FAM_MM,
 				   GPULAT_MM_COMPACTION)->judged);
+	si = gl_series_info(GPULAT_FAM_MM, GPULAT_MM_MEMCG_RECLAIM);
+	ASSERT_TRUE(si->judged);
+	ASSERT_EQ(GL_LAYER_MEMORY, si->layer);
+	ASSERT_EQ(1000000, si->expect_p99_ns);
+	/* per-cgroup copies: no rule of their own */
+	ASSERT_TRUE(gl_family(GPULAT_FAM_CGROUP)->copies);
+	ASSERT_FALSE(gl_family(GPULAT_FAM_SCHED)->copies);
+	si = gl_series_info(GPULAT_FAM_CGROUP, GPULAT_CG_BLOCK);
+	ASSERT_FALSE(si->judged);
+	ASSERT_EQ(GL_LAYER_STORAGE, si->layer);
+	ASSERT_EQ(GL_KEY_CGROUP, si->key);
 	ASSERT_EQ(NULL, gl_series_info(GPULAT_FAM_SCHED, 2));
 	ASSERT_EQ(GL_LAYER_NONE, gl_series_layer(NULL, ""));
 

@@ -87,6 +87,12 @@ int diag_rules_check(char *why, size_t len)
 		for (id = 0, judged = 0; id < fi->nr_series; id++) {
 			const struct gl_series_info *si = gl_series_info(f, id);
 
+			if (si && si->judged && fi->copies) {
+				snprintf(why, len,
+					 "%s: a copy of other series is judged twice",
+					 si->name);
+				return -EINVAL;
+			}
 			if (!si || !si->judged)
 				continue;
 			judged++;
@@ -98,7 +104,7 @@ int diag_rules_check(char *why, size_t len)
 				return -EINVAL;
 			}
 		}
-		if (!judged) {
+		if (!judged && !fi->copies) {
 			snprintf(why, len,
 				 "family %s has no series a diagnosis judges",
 				 fi->name);

@@ -234,7 +234,7 @@ static const struct gl_family_info gl_families[] = {
 	},
 	[GPULAT_FAM_CGROUP] = {
 		.id = GPULAT_FAM_CGROUP, .name = "cgroup", .key = GL_KEY_CGROUP,
-		.key_label = "cgroup", .layer = GL_LAYER_NONE,
+		.key_label = "cgroup", .layer = GL_LAYER_NONE, .copies = true,
 		SERIES(cgroup_series),
 	},
 };

@@ -99,6 +99,12 @@ struct gl_family_info {
 	enum gl_key_kind key;	/* of its series that the table does not list */
 	const char *key_label;	/* trace text: "disk" in "disk sda"; NULL: keyless */
 	enum gl_layer layer;	/* the layer its probes measure, or NONE */
+	/*
+	 * true: its series count again, per key, samples that other
+	 * families' series count; they have no rule of their own (a
+	 * diagnosis ranks their keys apart, never sums them into a layer)
+	 */
+	bool copies;
 	const struct gl_series_info *series;	/* indexed by series id */
 	uint32_t nr_series;
 };
