@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "cgroup_desc.h"
 #include "json.h"
 #include "trace.h"
 #include "units.h"
@@ -70,6 +71,25 @@ static bool has_key(const struct gpulat_rec_sample *s)
 	return trace_has_key(s->family);
 }
 
+/* whether the record names cgroup @id (ABI 1.3 records with the flag) */
+static bool has_cgroup(const struct gpulat_rec_sample *s, uint64_t id)
+{
+	return (s->flags & GPULAT_REC_F_CGROUP) && id;
+}
+
+/* " cgroup PATH (CONTAINER)" of @id, of task @pid */
+static void print_cgroup(FILE *f, uint64_t id, pid_t pid)
+{
+	char t[PATH_MAX + 300];
+	struct cg_desc d;
+
+	cg_describe(&d, id, pid);
+	if (d.path[0])
+		fprintf(f, " cgroup %s", cg_text(t, sizeof(t), &d));
+	else
+		fprintf(f, " cgroup %" PRIu64, id);
+}
+
 static void print_time(FILE *f, uint64_t ns)
 {
 	fprintf(f, "%" PRIu64 ".%06" PRIu64, ns / 1000000000,
@@ -123,15 +143,21 @@ void trace_print_text(FILE *f, const struct gl_trace_rec *r,
 	if (s->pid)
 		fprintf(f, " task %s/%d",
 			units_printable(pr, sizeof(pr), s->comm), s->pid);
+	if (has_cgroup(s, s->cgroup_id))
+		print_cgroup(f, s->cgroup_id, s->pid);
 	if (s->flags & GPULAT_REC_F_CULPRITS) {
 		fputs(" | held by", f);
-		for (i = 0; i < s->nr_culprits; i++)
+		for (i = 0; i < s->nr_culprits; i++) {
 			fprintf(f, "%s %s/%d %s", i ? "," : "",
 				s->culprits[i].tgid < 0 ? "(exited)" :
 				units_printable(pr, sizeof(pr),
 						s->culprits[i].comm),
 				s->culprits[i].pid,
 				units_ns(a, sizeof(a), s->culprits[i].ns));
+			if (has_cgroup(s, s->culprit_cgroup[i]))
+				print_cgroup(f, s->culprit_cgroup[i],
+					     s->culprits[i].pid);
+		}
 		if (!s->nr_culprits)
 			fputs(" nobody", f);
 		fprintf(f, ", other %s", units_ns(a, sizeof(a), s->other_ns));
@@ -152,6 +178,26 @@ static void json_pid(struct json *j, const char *key, int32_t pid)
 		json_null(j, key);
 	else
 		json_u64(j, key, pid);
+}
+
+/*
+ * @key: the cgroup object; null when an ABI 1.3 record names none, left
+ * out of older records
+ */
+static void json_cgroup(struct json *j, const char *key,
+			const struct gpulat_rec_sample *s, uint64_t id,
+			pid_t pid)
+{
+	struct cg_desc d;
+
+	if (!(s->flags & GPULAT_REC_F_CGROUP))
+		return;
+	if (!id) {
+		json_null(j, key);
+		return;
+	}
+	cg_describe(&d, id, pid);
+	cg_json(j, key, &d);
 }
 
 void trace_print_json(FILE *f, const struct gl_trace_rec *r,
@@ -210,6 +256,7 @@ void trace_print_json(FILE *f, const struct gl_trace_rec *r,
 			json_pid(&j, "tgid", s->tgid);
 			json_str(&j, "comm", s->comm);
 		}
+		json_cgroup(&j, "cgroup", s, s->cgroup_id, s->pid);
 		if (s->flags & GPULAT_REC_F_CULPRITS) {
 			json_array_begin(&j, "culprits");
 			for (i = 0; i < s->nr_culprits; i++) {
@@ -222,6 +269,9 @@ void trace_print_json(FILE *f, const struct gl_trace_rec *r,
 					json_str(&j, "comm",
 						 s->culprits[i].comm);
 				json_u64(&j, "ns", s->culprits[i].ns);
+				json_cgroup(&j, "cgroup", s,
+					    s->culprit_cgroup[i],
+					    s->culprits[i].pid);
 				json_object_end(&j);
 			}
 			json_array_end(&j);

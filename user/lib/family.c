@@ -5,9 +5,11 @@
  * expected p99s are the table of Documentation/runbook.rst.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cgroup.h"
 #include "family.h"
 #include "units.h"
 
@@ -366,6 +368,16 @@ const char *gl_key_text(char *buf, size_t len, const struct gpulat_series *sr)
 		return buf;
 	}
 	switch (gl_key_kind(sr->family, sr->id)) {
+	case GL_KEY_CGROUP: {
+		char path[PATH_MAX];
+
+		/* the path from the mount, if this host still has it */
+		if (gl_cg_path(sr->key, path, sizeof(path)))
+			return units_printable(buf, len, path);
+		snprintf(raw, sizeof(raw), "cgroup %llu%s%s", key,
+			 named ? " " : "", name);
+		break;
+	}
 	case GL_KEY_IRQ:
 		/* bits 32-63 only tell handlers of a shared line apart */
 		snprintf(raw, sizeof(raw), "irq %u%s%s",

@@ -84,6 +84,13 @@ int gl_trace_parse(const void *buf, size_t len, size_t *off,
 		for (i = 0; i < GPULAT_NR_CULPRITS; i++)
 			terminate(s->culprits[i].comm,
 				  sizeof(s->culprits[i].comm));
+		/* cgroups: ABI 1.3 records with the flag; else 0, unknown */
+		if (h.size < GPULAT_REC_SAMPLE_SIZE_VER1)
+			s->flags &= ~GPULAT_REC_F_CGROUP;
+		if (!(s->flags & GPULAT_REC_F_CGROUP)) {
+			s->cgroup_id = 0;
+			memset(s->culprit_cgroup, 0, sizeof(s->culprit_cgroup));
+		}
 		break;
 	}
 	case GPULAT_REC_EVENT:
