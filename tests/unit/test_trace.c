@@ -4,12 +4,16 @@
  * durations and the trace/diagnose/report options.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kselftest_harness.h"
 
 #include "blob.h"
+#include "cgroup.h"
 #include "gpulat.h"
 #include "trace.h"
 #include "units.h"
@@ -189,6 +193,77 @@ TEST(print_names_culprits)
 	t = print(&r, false);
 	EXPECT_NE(NULL, strstr(t, "block.read.device 12.5ms disk 0x800010"));
 	EXPECT_EQ(NULL, strstr(t, "held by"));
+}
+
+/* VER0 records name no cgroup; VER1 ones do, with the flag alone. */
+TEST(parse_cgroups)
+{
+	struct gpulat_rec_sample s = sample();
+	unsigned char buf[512];
+	struct gl_trace_rec r;
+	size_t off = 0;
+
+	s.flags |= GPULAT_REC_F_CGROUP;
+	s.cgroup_id = 4242;
+	s.culprit_cgroup[0] = 4343;
+	s.hdr.size = GPULAT_REC_SAMPLE_SIZE_VER1;
+	ASSERT_EQ(1, gl_trace_parse(&s, sizeof(s), &off, &r));
+	EXPECT_EQ(4242, r.u.sample.cgroup_id);
+	EXPECT_EQ(4343, r.u.sample.culprit_cgroup[0]);
+	EXPECT_EQ(0, r.u.sample.culprit_cgroup[1]);
+	/* VER0: what follows is the next record's, never read as ids */
+	memset(buf, 0xee, sizeof(buf));
+	s.hdr.size = GPULAT_REC_SAMPLE_SIZE_VER0;
+	memcpy(buf, &s, GPULAT_REC_SAMPLE_SIZE_VER0);
+	off = 0;
+	ASSERT_EQ(1, gl_trace_parse(buf, GPULAT_REC_SAMPLE_SIZE_VER0, &off, &r));
+	EXPECT_EQ(0, r.u.sample.cgroup_id);
+	EXPECT_EQ(0, r.u.sample.culprit_cgroup[0]);
+	EXPECT_FALSE(r.u.sample.flags & GPULAT_REC_F_CGROUP);
+	/* VER1 without the flag: unknown */
+	s.hdr.size = GPULAT_REC_SAMPLE_SIZE_VER1;
+	s.flags &= ~GPULAT_REC_F_CGROUP;
+	off = 0;
+	ASSERT_EQ(1, gl_trace_parse(&s, sizeof(s), &off, &r));
+	EXPECT_EQ(0, r.u.sample.cgroup_id);
+}
+
+#define H64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+/* Cgroups print as paths with the container named, on a fake mount. */
+TEST(print_cgroups)
+{
+	char tree[] = "/tmp/gpulat-tcg-XXXXXX", p[PATH_MAX + 32];
+	struct gpulat_rec_sample s = sample();
+	struct gl_trace_rec r;
+	struct stat st;
+	size_t off = 0;
+	char *t;
+
+	ASSERT_NE(NULL, mkdtemp(tree));
+	snprintf(p, sizeof(p), "%s/system.slice", tree);
+	ASSERT_EQ(0, mkdir(p, 0755));
+	snprintf(p, sizeof(p), "%s/system.slice/docker-" H64 ".scope", tree);
+	ASSERT_EQ(0, mkdir(p, 0755));
+	ASSERT_EQ(0, stat(p, &st));
+	gl_cg_set_root(tree);
+	s.flags |= GPULAT_REC_F_CGROUP;
+	s.cgroup_id = 1;	/* no such directory */
+	s.culprit_cgroup[0] = st.st_ino;
+	ASSERT_EQ(1, gl_trace_parse(&s, sizeof(s), &off, &r));
+	t = print(&r, false);
+	EXPECT_NE(NULL, strstr(t, "task victim/42 cgroup 1 | held by xmrig/77 11.0ms cgroup /system.slice/docker-" H64 ".scope (docker 0123456789ab), (exited)/78 1.00ms, other"));
+	t = print(&r, true);
+	EXPECT_NE(NULL, strstr(t, "\"cgroup\":{\"id\":1,\"path\":null,\"container\":null}"));
+	EXPECT_NE(NULL, strstr(t, "\"ns\":11000000,\"cgroup\":{\"id\":"));
+	EXPECT_NE(NULL, strstr(t, ".scope\",\"container\":{\"kind\":\"docker\",\"id\":\"" H64 "\",\"short_id\":\"0123456789ab\"}}}"));
+	/* the second culprit's cgroup is unknown: null */
+	EXPECT_NE(NULL, strstr(t, "\"ns\":1000000,\"cgroup\":null}"));
+	gl_cg_set_root(NULL);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/system.slice", tree);
+	rmdir(p);
+	rmdir(tree);
 }
 
 /* Names come from the snapshot where the module sends them, else the table. */

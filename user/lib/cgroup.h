@@ -52,7 +52,7 @@ int gl_cg_open(const char *path, struct gl_cgroup_watch *w, char *rel,
 /* What the id -> path walks hit: each bound, counted. */
 struct gl_cg_stats {
 	uint64_t walks;		/* walks of the mount */
-	uint64_t entries_full;	/* cgroups left out: the cache was full */
+	uint64_t entries_full;	/* directories not entered: cache full */
 	uint64_t too_deep;	/* directories below GL_CG_MAX_DEPTH skipped */
 	uint64_t v1_lines;	/* /proc/PID/cgroup reads cut at the bound */
 };
