@@ -352,6 +352,7 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		{ "flight-gap",	required_argument,	NULL, 'G' },
 		{ "flight-keep", required_argument,	NULL, 'K' },
 		{ "trigger",	required_argument,	NULL, 'g' },
+		{ "cgroup",	required_argument,	NULL, 'c' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *optstring = c->optstring, *cmd = c->name;
@@ -385,7 +386,16 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 			o->summary = true;
 			break;
 		case 'i':
+			/* watch-cgroup reads no file: -i is its interval */
+			if (c->args == GPULAT_ARGS_CGROUPS)
+				goto interval;
 			o->input = optarg;
+			break;
+		case 'c':
+			if (!optarg[0])
+				return cli_error(err, cmd,
+						 "--cgroup needs a cgroup path");
+			o->cgroup = optarg;
 			break;
 		case 'f':
 			o->from = optarg;
@@ -405,10 +415,18 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 			o->has_duration = true;
 			break;
 		case 'I':
+			if (c->args == GPULAT_ARGS_CGROUPS)
+				goto interval;
 			if (cli_parse_interval(optarg, &o->report_interval_s))
 				return cli_bad_seconds(err, cmd, "interval",
 						       optarg);
 			o->has_report_interval = true;
+			break;
+		interval:
+			if (cli_parse_interval(optarg, &o->interval_s))
+				return cli_bad_seconds(err, cmd, "interval",
+						       optarg);
+			o->has_interval = true;
 			break;
 		default:
 			ret = cli_serve(o, opt, optarg, cmd, err);
@@ -428,6 +446,18 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 			ret = cli_positional(o, argv[optind], &nr_num, cmd,
 					     err);
 			break;
+		case GPULAT_ARGS_CGROUPS:
+			ret = 0;
+			if (!argv[optind][0])
+				ret = cli_error(err, cmd, "empty cgroup path");
+			else if (o->nr_cgroups >= GPULAT_CG_WATCH_MAX)
+				ret = cli_error(err, cmd,
+						"more than %d cgroups: the source watches at most %d at once",
+						GPULAT_CG_WATCH_MAX,
+						GPULAT_CG_WATCH_MAX);
+			else
+				o->cgroups[o->nr_cgroups++] = argv[optind];
+			break;
 		default:
 			ret = cli_error(err, cmd, "unexpected argument '%s'",
 					argv[optind]);
@@ -437,6 +467,12 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 	}
 	if (c->args == GPULAT_ARGS_FAMILIES && !o->nr_family_list)
 		return cli_error(err, cmd, "%s needs at least one FAMILY", cmd);
+	if (c->args == GPULAT_ARGS_CGROUPS && !o->nr_cgroups)
+		return cli_error(err, cmd, "%s needs at least one cgroup PATH",
+				 cmd);
+	if (o->cgroup && o->input)
+		return cli_error(err, cmd,
+				 "--cgroup reads this host's cgroups; --input shows a saved snapshot");
 	if (o->summary && o->json)
 		return cli_error(err, cmd,
 				 "--summary is a text view; --json has every number");

@@ -47,7 +47,8 @@ enum gpulat_exit {
 	X(REPORT, report) \
 	X(ATTACH, attach) \
 	X(DETACH, detach) \
-	X(SERVE, serve)
+	X(SERVE, serve) \
+	X(WATCH_CGROUP, watch_cgroup)
 
 enum gpulat_cmd {
 	GPULAT_CMD_NONE,
@@ -66,6 +67,7 @@ enum gpulat_args {
 	GPULAT_ARGS_NONE,	/* none */
 	GPULAT_ARGS_FAMILIES,	/* FAMILY..., at least one (enable, disable) */
 	GPULAT_ARGS_HIST,	/* [FAMILY...] [INTERVAL [COUNT]] */
+	GPULAT_ARGS_CGROUPS,	/* PATH..., 1 to GPULAT_CG_WATCH_MAX */
 };
 
 /* One command: what dispatch, help and parsing need of it. */
@@ -152,6 +154,10 @@ struct gpulat_opts {
 	unsigned long flight_keep;	/* --flight-keep */
 	/* --trigger FAMILY=DURATION: the recorder's outlier bound, ns */
 	uint64_t triggers[GPULAT_FAM_MAX];
+	/* watch-cgroup PATH...; hist --cgroup PATH */
+	const char *cgroups[GPULAT_CG_WATCH_MAX];
+	size_t nr_cgroups;
+	const char *cgroup;
 };
 
 /* Softirq vectors (the kernel's enum, stable) that gpulat hist net adds. */
@@ -252,6 +258,14 @@ int report_run(const struct gpulat_opts *o);
 int control_run(const struct gpulat_opts *o);
 const char *control_reason(char *buf, size_t len, enum gpulat_cmd cmd,
 			   int err);
+
+/* cmd/watch_cgroup.c */
+int watch_cgroup_run(const struct gpulat_opts *o);
+/*
+ * hist_cgroup - hist --cgroup: the cgroup family's series of @o->cgroup
+ * and below, totals or (with INTERVAL) per interval, watching it then
+ */
+int hist_cgroup(const struct gpulat_opts *o);
 
 /* cmd/version.c: gpulat --version; gpulat_version() is "0.1.0-12-gabc" */
 int version_run(FILE *out);

@@ -5,12 +5,16 @@
  * equal to the slots' sums, series summed over CPUs and over keys past
  * the bound (stably), labels escaped, Xids counted once each.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 
 #include "blob.h"
+#include "cgroup.h"
 #include "gpulat_hist.h"
 #include "gpulat_user.h"
 #include "prom.h"
@@ -203,6 +207,58 @@ TEST(keys_past_the_bound_are_summed_as_other_and_stay_there)
 	free(t);
 	prom_free(&p);
 	blob_release(&b);
+}
+
+/* The cgroup family: a cgroup label, the path; unknown ids by number. */
+TEST(cgroups_are_labelled_by_path_and_bounded)
+{
+	char tree[] = "/tmp/gpulat-pcg-XXXXXX", p1[64], p2[64];
+	struct prom_state p;
+	struct stat st1, st2;
+	struct blob b;
+	size_t i;
+	char *t;
+
+	ASSERT_NE(NULL, mkdtemp(tree));
+	snprintf(p1, sizeof(p1), "%s/web.service", tree);
+	snprintf(p2, sizeof(p2), "%s/db\"x", tree);
+	ASSERT_EQ(0, mkdir(p1, 0755));
+	ASSERT_EQ(0, mkdir(p2, 0755));
+	ASSERT_EQ(0, stat(p1, &st1));
+	ASSERT_EQ(0, stat(p2, &st2));
+	gl_cg_set_root(tree);
+	prom_init(&p);
+	p.max_keys = 2;
+	blob_init(&b);
+	i = blob_add_series(&b, GPULAT_FAM_CGROUP, GPULAT_CG_WAKEUP,
+			    GPULAT_CPU_NONE, st1.st_ino, NULL, "web.service");
+	blob_record(&b, i, 100000, 3);
+	i = blob_add_series(&b, GPULAT_FAM_CGROUP, GPULAT_CG_WAKEUP,
+			    GPULAT_CPU_NONE, st2.st_ino, NULL, "db");
+	blob_record(&b, i, 100000, 4);
+	i = blob_add_series(&b, GPULAT_FAM_CGROUP, GPULAT_CG_BLOCK,
+			    GPULAT_CPU_NONE, 1, NULL, "gone");
+	blob_record(&b, i, 100000, 5);
+	t = render(&p, &b);
+	EXPECT_EQ(3, value(t, "gpulat_cgroup_latency_seconds_count{kind=\"wakeup\",cgroup=\"/web.service\"}"));
+	EXPECT_EQ(4, value(t, "gpulat_cgroup_latency_seconds_count{kind=\"wakeup\",cgroup=\"/db\\\"x\"}"));
+	/* the third cgroup is past --max-keys 2 */
+	EXPECT_EQ(5, value(t, "gpulat_cgroup_latency_seconds_count{kind=\"block\",cgroup=\"_other\"}"));
+	EXPECT_EQ(1, value(t, "gpulat_exporter_other_keys{metric=\"gpulat_cgroup_latency_seconds\"}"));
+	free(t);
+	/* unknown here: by id */
+	p.max_keys = 8;
+	prom_free(&p);
+	prom_init(&p);
+	t = render(&p, &b);
+	EXPECT_EQ(5, value(t, "gpulat_cgroup_latency_seconds_count{kind=\"block\",cgroup=\"cgroup 1\"}"));
+	free(t);
+	prom_free(&p);
+	blob_release(&b);
+	gl_cg_set_root(NULL);
+	rmdir(p1);
+	rmdir(p2);
+	rmdir(tree);
 }
 
 TEST(same_names_are_one_series_and_labels_are_escaped)

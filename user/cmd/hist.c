@@ -110,6 +110,8 @@ int hist_run(const struct gpulat_opts *o)
 	struct gl_source *src;
 	int ret;
 
+	if (o->cgroup)
+		return hist_cgroup(o);
 	if (o->input) {
 		ret = gpulat_load_input(o->input, o->from, &s, stderr);
 		if (ret)
@@ -159,6 +161,7 @@ int hist_run(const struct gpulat_opts *o)
 
 static const char usage_hist[] =
 "usage: gpulat hist [FAMILY...] [-D] [-C] [-s | -j] [-i FILE [-f FILE]]\n"
+"                   [--cgroup PATH]\n"
 "                   [INTERVAL [COUNT]]\n"
 "\n"
 "Print latency histograms: without INTERVAL the totals since the module\n"
@@ -176,6 +179,8 @@ static const char usage_hist[] =
 "  -j, --json        JSON, one object per output (JSON lines)\n"
 "  -i, --input FILE  read a saved snapshot instead of the device\n"
 "  -f, --from FILE   with --input: show the difference from FILE\n"
+"  --cgroup PATH     the cgroup family's series of cgroup PATH and those\n"
+"                    below it; with INTERVAL, watched for that while\n"
 "  -h, --help        show this help\n"
 "\n"
 "EXAMPLES:\n"
@@ -194,7 +199,7 @@ const struct gpulat_command cmd_hist = {
 	.name = "hist",
 	.summary = "latency histograms, totals or per interval",
 	.usage = usage_hist,
-	.optstring = "hjCDsi:f:",
+	.optstring = "hjCDsi:f:c:",
 	.args = GPULAT_ARGS_HIST,
 	.run = hist_run,
 };

@@ -8,10 +8,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "gpulat_hist.h"
 #include "prom.h"
 #include "units.h"
@@ -145,6 +147,29 @@ found:
 	closedir(d);
 }
 
+/*
+ * prom_cgroup_label - a cgroup's path as its label value (escaped), or
+ * "cgroup N" when this host has no such cgroup or the path is too long
+ */
+static void prom_cgroup_label(char *buf, size_t len, uint64_t id)
+{
+	char path[PATH_MAX], clean[PATH_MAX];
+	size_t o = 0;
+	const char *c;
+
+	if (!gl_cg_path(id, path, sizeof(path)) || strlen(path) > 200) {
+		snprintf(buf, len, "cgroup %llu", (unsigned long long)id);
+		return;
+	}
+	units_printable(clean, sizeof(clean), path);
+	for (c = clean; *c && o + 3 < len; c++) {
+		if (*c == '\\' || *c == '"')
+			buf[o++] = '\\';
+		buf[o++] = *c;
+	}
+	buf[o] = '\0';
+}
+
 /* prom_key_labels - the labels of @sr's key; @other: PROM_OTHER for each */
 static void prom_key_labels(const struct prom_state *p,
 			    const struct gl_metric_info *mi,
@@ -190,6 +215,13 @@ static void prom_key_labels(const struct prom_state *p,
 				 (unsigned long long)sr->key);
 		snprintf(buf, len, "thread=\"%s\"", other ? PROM_OTHER : name);
 		return;
+	case GL_KEY_CGROUP: {
+		char cg[256];
+
+		prom_cgroup_label(cg, sizeof(cg), sr->key);
+		snprintf(buf, len, "cgroup=\"%s\"", other ? PROM_OTHER : cg);
+		return;
+	}
 	case GL_KEY_VECTOR: {
 		const struct gl_vector_info *vi = gl_vector_info(sr->key);
 
@@ -247,7 +279,7 @@ static ssize_t prom_entries(struct prom_state *p, const struct gl_snapshot *s,
 {
 	size_t n = gl_snapshot_nr_series(s), i, k = 0, j;
 	struct prom_entry *e = calloc(n ? n : 1, sizeof(*e));
-	char kl[200], other[200];
+	char kl[288], other[288];
 	const struct gl_series_info *si;
 	const struct gl_metric_info *mi;
 	const struct gpulat_series *sr;

@@ -39,7 +39,7 @@ struct prom_xid {
 };
 
 struct prom_keyset {
-	char (*names)[96];	/* key labels admitted, first seen first */
+	char (*names)[288];	/* key labels admitted, first seen first */
 	size_t n;
 	size_t other;		/* keys merged into PROM_OTHER, last render */
 };
