@@ -17,15 +17,24 @@ const char *family_list(char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * longest_line - the longest line of @text, a line that holds only an
+ * indented path (a word of its own, too long to wrap) not counted
+ */
 size_t longest_line(const char *text)
 {
 	size_t max = 0, n;
 	const char *nl;
 
 	while (*text) {
+		size_t lead;
+
 		nl = strchr(text, '\n');
 		n = nl ? (size_t)(nl - text) : strlen(text);
-		if (n > max)
+		lead = strspn(text, " ");
+		/* "   /a/long/path," alone on its line: nothing to wrap */
+		if (n > max && !(lead < n && text[lead] == '/' &&
+				 !memchr(text + lead, ' ', n - lead)))
 			max = n;
 		text += n + (nl ? 1 : 0);
 	}

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-/* longest_line - columns of the longest line of @text */
+/* longest_line - columns of the longest line of @text (lone paths aside) */
 size_t longest_line(const char *text);
 
 /* family_list - "sched, block, ..." from the family table, as help says */

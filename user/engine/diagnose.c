@@ -400,6 +400,11 @@ int diag_analyze_tasks(const struct watch *w, const struct diag_tasks *used,
 	diag_alike(r);
 	diag_judge(r);
 	diag_advise_all(r, w);
+	ret = diag_cgroups(r, w);
+	if (ret) {
+		diag_free(r);
+		return ret;
+	}
 	*out = r;
 	return 0;
 }
@@ -415,6 +420,7 @@ void diag_free(struct diag_result *r)
 	if (!r)
 		return;
 	free(r->items);
+	free(r->cg);
 	free(r);
 }
 

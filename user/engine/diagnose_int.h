@@ -15,6 +15,7 @@
 
 #include "cpuset.h"
 #include "diagnose.h"
+#include "diagnose_cg.h"
 #include "gpulat.h"
 
 /* A baseline needs this many samples before it counts. */
@@ -151,6 +152,8 @@ struct diag_result {
 	struct diag_layer_res layer[DIAG_NR_LAYERS];
 	enum diag_layer rank[DIAG_NR_LAYERS];
 	bool abnormal;
+	/* by cgroup, per layer (diagnose_cgroups.c); NULL: none seen */
+	struct diag_cg_layer *cg;
 };
 
 /* The Xid codes, by what they mean for the layer. */
@@ -217,6 +220,15 @@ const char *diag_culprit_doing(char *buf, size_t len,
 			       const struct diag_culprit *c);
 /* diag_score_text - "812ms" (per second watched) */
 const char *diag_score_text(char *buf, size_t len, double score);
+
+/* --- diagnose_print.c ------------------------------------------------- */
+
+/*
+ * diag_wrap_words - @text after @first, wrapped by words, indented by
+ * @indent (a word longer than a line, a path, gets a line of its own)
+ */
+void diag_wrap_words(FILE *f, const char *first, size_t indent,
+		     const char *text);
 
 /* --- diagnose_tasks.c: /proc ------------------------------------------ */
 

@@ -46,9 +46,9 @@ static bool diag_glued(const char *w, size_t n, const char *next)
 	return false;
 }
 
-/* diag_wrap_words - @text after @first, wrapped by words, indented */
-static void diag_wrap_words(FILE *f, const char *first, size_t indent,
-			    const char *text)
+/* diag_wrap_words - see diagnose_int.h */
+void diag_wrap_words(FILE *f, const char *first, size_t indent,
+		     const char *text)
 {
 	char word[DIAG_TEXT_LEN];
 	struct wrap w;
@@ -240,6 +240,7 @@ static void diag_print_layer(FILE *f, const struct diag_result *r,
 		fprintf(f, "  no samples\n");
 	diag_print_culprits(f, L);
 	diag_print_affected(f, L);
+	diag_cg_print(f, r, l);
 	for (k = 0; k < L->nr_notes; k++)
 		diag_wrap_words(f, "  note:", 4, L->notes[k]);
 	fprintf(f, "  next:\n");
@@ -434,6 +435,7 @@ static void diag_json_layer(struct json *j, const struct diag_result *r,
 		json_object_end(j);
 	}
 	json_array_end(j);
+	diag_cg_json(j, r, l);
 	json_array_begin(j, "notes");
 	for (k = 0; k < L->nr_notes; k++)
 		json_str(j, NULL, L->notes[k]);

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpulat diagnose by cgroup: the containers whose tasks held the CPU
+ * while another container's waited, ranked from synthetic records, and
+ * the advice quoting the limits of a fake cgroup directory.
+ */
+#include "diag_cases.h"
+#include "cgroup.h"
+
+#define HOG "1111111111111111111111111111111111111111111111111111111111111111"
+#define VIC "2222222222222222222222222222222222222222222222222222222222222222"
+#define POD_ "1f2e3d4c_5b6a_4978_8695_a4b3c2d1e0f9"
+#define HOG_DIR "/system.slice/docker-" HOG ".scope"
+#define VIC_DIR "/kubepods.slice/kubepods-pod" POD_ ".slice/cri-containerd-" VIC ".scope"
+#define DB_DIR "/system.slice/db.service"
+
+/* joined - @text with each line break and the indent after it one space */
+static char *joined(const char *text)
+{
+	static char out[65536];
+	size_t o = 0;
+
+	for (; *text && o + 1 < sizeof(out); text++) {
+		if (*text == '\n') {
+			while (text[1] == ' ')
+				text++;
+			out[o++] = ' ';
+		} else {
+			out[o++] = *text;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+static uint64_t mkcg(const char *root, const char *rel)
+{
+	char p[PATH_MAX], cmd[PATH_MAX + 16];
+	struct stat st;
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s%s'", root, rel);
+	if (system(cmd))
+		return 0;
+	snprintf(p, sizeof(p), "%s%s", root, rel);
+	return stat(p, &st) ? 0 : st.st_ino;
+}
+
+static void put(const char *root, const char *rel, const char *file,
+		const char *value)
+{
+	char p[PATH_MAX];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s%s/%s", root, rel, file);
+	f = fopen(p, "w");
+	if (f) {
+		fprintf(f, "%s\n", value);
+		fclose(f);
+	}
+}
+
+TEST_F(diag, containers_ranked_with_their_limits)
+{
+	struct gl_trace_rec recs[14];
+	char cg[96], *t;
+	uint64_t hog, vic, db, other;
+	size_t i;
+
+	snprintf(cg, sizeof(cg), "%s/cg", self->root);
+	hog = mkcg(cg, HOG_DIR);
+	vic = mkcg(cg, VIC_DIR);
+	db = mkcg(cg, DB_DIR);
+	other = mkcg(cg, "/user.slice/user-1000.slice/session-2.scope");
+	ASSERT_NE(0, hog);
+	ASSERT_NE(0, other);
+	put(cg, HOG_DIR, "cpuset.cpus", "1");
+	put(cg, HOG_DIR, "cpuset.cpus.effective", "1");
+	put(cg, HOG_DIR, "cpu.max", "max 100000");
+	put(cg, HOG_DIR, "cpu.weight", "100");
+	put(cg, DB_DIR, "io.max", "");
+	put(cg, DB_DIR, "memory.high", "1073741824");
+	put(cg, DB_DIR, "memory.max", "max");
+	gl_cg_set_root(cg);
+
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	memset(recs, 0, sizeof(recs));
+	/* the hog's container held CPU 1 while the pod's container waited */
+	for (i = 0; i < 10; i++) {
+		struct gpulat_rec_sample *s;
+
+		s = wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP, 20 * MS, 777,
+			     770, "feeder");
+		s->flags |= GPULAT_REC_F_CGROUP;
+		s->cgroup_id = vic;
+		add_culprit(s, 4242, 4242, 19 * MS, "xmrig");
+		s->culprit_cgroup[0] = hog;
+		/* and a session's shell, less; the victim's own thread: no pair */
+		add_culprit(s, 50, 50, i < 4 ? MS : 0, "bash");
+		s->culprit_cgroup[1] = other;
+		add_culprit(s, 778, 770, MS / 2, "feeder2");
+		s->culprit_cgroup[2] = vic;
+	}
+	/* an old record without cgroups counts nowhere here */
+	wait_rec(&recs[10], 1, GPULAT_SCHED_WAKEUP, 20 * MS, 1, 1, "init");
+	/* the database's reads and its memcg reclaim */
+	for (i = 11; i < 13; i++) {
+		recs[i].type = GPULAT_REC_SAMPLE;
+		recs[i].u.sample.family = GPULAT_FAM_BLOCK;
+		recs[i].u.sample.series = 1;
+		recs[i].u.sample.latency_ns = 30 * MS;
+		recs[i].u.sample.pid = 900;
+		strcpy(recs[i].u.sample.comm, "postgres");
+		recs[i].u.sample.flags = GPULAT_REC_F_CGROUP;
+		recs[i].u.sample.cgroup_id = db;
+	}
+	recs[13].type = GPULAT_REC_SAMPLE;
+	recs[13].u.sample.family = GPULAT_FAM_MM;
+	recs[13].u.sample.series = GPULAT_MM_MEMCG_RECLAIM;
+	recs[13].u.sample.latency_ns = 40 * MS;
+	recs[13].u.sample.pid = 901;
+	strcpy(recs[13].u.sample.comm, "postgres");
+	recs[13].u.sample.flags = GPULAT_REC_F_CGROUP;
+	recs[13].u.sample.cgroup_id = db;
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	self->w.thresholds[GPULAT_FAM_SCHED] = 10 * MS;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	gl_cg_set_root(NULL);
+
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
+	/* 190 ms over 10 waits; the shell 4 ms over 4 */
+	t = joined(self->text);
+	EXPECT_NE(NULL, strstr(t, "by cgroup (3 cgroups in the records):"));
+	EXPECT_NE(NULL, strstr(t, "the tasks of docker 111111111111 held the CPU while tasks of containerd 222222222222 pod 1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9 waited: 190ms over 10 waits held: " HOG_DIR " waited: " VIC_DIR " tasks 4242 (xmrig); cpuset.cpus 1, cpuset.cpus.effective 1, cpu.max max 100000, cpu.weight 100"));
+	EXPECT_NE(NULL, strstr(t, "the tasks of user 1000 unit session-2.scope held the CPU"));
+	EXPECT_NE(NULL, strstr(t, "waited: 4.00ms over 4 waits"));
+	EXPECT_NE(NULL, strstr(t, "cpuset.cpus (absent)"));
+	/* the container's own threads taking turns are no pair */
+	EXPECT_EQ(NULL, strstr(t, "feeder2)"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "Keep docker 111111111111 off the CPUs of containerd 222222222222"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "its cpuset.cpus is 1 (effective 1), cpu.max max 100000, cpu.weight 100"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, HOG_DIR "/cpuset.cpus"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "its tasks: 4242 (xmrig)."));
+	/* JSON: the pair, both cgroups, the limits */
+	EXPECT_NE(NULL, strstr(self->json, "\"cgroups\":{\"seen\":3,\"left_out\":0,\"rows\":[{\"waited\":{\"id\":"));
+	EXPECT_NE(NULL, strstr(self->json, "\"held\":{\"id\":"));
+	EXPECT_NE(NULL, strstr(self->json, "\"kind\":\"docker\",\"id\":\"" HOG "\""));
+	EXPECT_NE(NULL, strstr(self->json, "\"ns\":190000000,\"count\":10,\"tasks\":[{\"pid\":4242,\"comm\":\"xmrig\"}],\"limits\":{\"cpuset.cpus\":\"1\",\"cpuset.cpus.effective\":\"1\",\"cpu.max\":\"max 100000\",\"cpu.weight\":\"100\"}}"));
+	/* storage and memory: the issuing cgroup, its io.max and memory limits */
+	EXPECT_NE(NULL, strstr(self->json, "\"ns\":60000000,\"count\":2,\"tasks\":[{\"pid\":900,\"comm\":\"postgres\"}],\"limits\":{\"io.max\":\"\"}}"));
+	EXPECT_NE(NULL, strstr(self->json, "\"limits\":{\"memory.high\":\"1073741824\",\"memory.max\":\"max\"}"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_STORAGE, "Cap the I/O of unit db.service"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_MEMORY, "unit db.service reclaims at its own memory limit: memory.high 1073741824, memory.max max"));
+	EXPECT_EQ(0, check_json(self->json));
+}
+
+/* One cgroup alone in the scheduler's records: nothing to rank. */
+TEST_F(diag, one_cgroup_ranks_none)
+{
+	struct gl_trace_rec recs[3];
+	struct gpulat_rec_sample *s;
+	size_t i;
+
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < 3; i++) {
+		s = wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP, 20 * MS, 777,
+			     770, "feeder");
+		s->flags |= GPULAT_REC_F_CGROUP;
+		s->cgroup_id = 5;
+		add_culprit(s, 4242, 4242, 19 * MS, "xmrig");
+		s->culprit_cgroup[0] = 5;
+	}
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(NULL, strstr(self->text, "by cgroup"));
+	EXPECT_NE(NULL, strstr(self->json, "\"cgroups\":{\"seen\":1,\"left_out\":0,\"rows\":[]}"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpulat diagnose by cgroup.  The scheduler's outlier records name the
+ * cgroup of the task that waited and of each task that held the CPU
+ * meanwhile (ABI 1.3): summed by pair, they say which container causes
+ * the waits in which.  Storage and memory records name the cgroup that
+ * issued the I/O or reclaimed.  The advice quotes the limits that the
+ * cgroup directory holds (cpuset.cpus, cpu.max, cpu.weight, io.max,
+ * memory.high, memory.max), so that it can be acted on as written.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diagnose_int.h"
+#include "units.h"
+
+struct cg_acc {
+	uint64_t who, by, ns, waits;
+	int32_t pids[DIAG_CG_PIDS];
+	char comms[DIAG_CG_PIDS][GPULAT_COMM_LEN];
+	size_t nr_pids;
+};
+
+struct cg_table {
+	struct cg_acc v[DIAG_CG_TABLE];
+	size_t n;
+	uint64_t ids[DIAG_CG_TABLE];	/* distinct cgroups seen */
+	size_t nr_ids;
+	uint64_t left_out;
+};
+
+static const char *const cg_files[DIAG_NR_LAYERS][DIAG_CG_LIMITS] = {
+	[DIAG_SCHED] = { "cpuset.cpus", "cpuset.cpus.effective", "cpu.max",
+			 "cpu.weight" },
+	[DIAG_STORAGE] = { "io.max" },
+	[DIAG_MEMORY] = { "memory.high", "memory.max" },
+};
+
+static void seen(struct cg_table *t, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_ids; i++)
+		if (t->ids[i] == id)
+			return;
+	if (t->nr_ids < DIAG_CG_TABLE)
+		t->ids[t->nr_ids++] = id;
+}
+
+static void add(struct cg_table *t, uint64_t who, uint64_t by, uint64_t ns,
+		int32_t pid, const char *comm)
+{
+	struct cg_acc *a;
+	size_t i;
+
+	for (i = 0; i < t->n && (t->v[i].who != who || t->v[i].by != by); i++)
+		;
+	if (i == t->n) {
+		if (t->n == DIAG_CG_TABLE) {
+			t->left_out++;
+			return;
+		}
+		memset(&t->v[t->n], 0, sizeof(t->v[0]));
+		t->v[t->n].who = who;
+		t->v[t->n++].by = by;
+	}
+	a = &t->v[i];
+	a->ns += ns;
+	a->waits++;
+	for (i = 0; i < a->nr_pids && a->pids[i] != pid; i++)
+		;
+	if (pid > 0 && i == a->nr_pids && a->nr_pids < DIAG_CG_PIDS) {
+		a->pids[a->nr_pids] = pid;
+		snprintf(a->comms[a->nr_pids++], GPULAT_COMM_LEN, "%s", comm);
+	}
+}
+
+/* the records of @w into the tables of the scheduler, storage, memory */
+static void collect(const struct watch *w, struct cg_table *t)
+{
+	size_t i, k;
+
+	for (i = 0; i < w->nr_recs; i++) {
+		const struct gpulat_rec_sample *s = &w->recs[i].u.sample;
+
+		if (w->recs[i].type != GPULAT_REC_SAMPLE ||
+		    !(s->flags & GPULAT_REC_F_CGROUP) || !s->cgroup_id)
+			continue;
+		if (s->family == GPULAT_FAM_SCHED &&
+		    (s->flags & GPULAT_REC_F_CULPRITS)) {
+			seen(&t[DIAG_SCHED], s->cgroup_id);
+			for (k = 0; k < s->nr_culprits &&
+				    k < GPULAT_NR_CULPRITS; k++) {
+				uint64_t by = s->culprit_cgroup[k];
+
+				if (!by || !s->culprits[k].ns)
+					continue;
+				seen(&t[DIAG_SCHED], by);
+				/* a cgroup's own tasks taking turns: no pair */
+				if (by != s->cgroup_id)
+					add(&t[DIAG_SCHED], s->cgroup_id, by,
+					    s->culprits[k].ns,
+					    s->culprits[k].pid,
+					    s->culprits[k].comm);
+			}
+		} else if (s->family == GPULAT_FAM_BLOCK) {
+			seen(&t[DIAG_STORAGE], s->cgroup_id);
+			add(&t[DIAG_STORAGE], s->cgroup_id, 0, s->latency_ns,
+			    s->pid, s->comm);
+		} else if (s->family == GPULAT_FAM_MM &&
+			   s->series == GPULAT_MM_MEMCG_RECLAIM) {
+			seen(&t[DIAG_MEMORY], s->cgroup_id);
+			add(&t[DIAG_MEMORY], s->cgroup_id, 0, s->latency_ns,
+			    s->pid, s->comm);
+		}
+	}
+}
+
+static int acc_cmp(const void *a, const void *b)
+{
+	const struct cg_acc *x = a, *y = b;
+
+	return x->ns == y->ns ? 0 : x->ns > y->ns ? -1 : 1;
+}
+
+/* the first line of @file in the directory of @d, into @lim */
+static void read_limit(const struct cg_desc *d, const char *file,
+		       struct diag_cg_limit *lim)
+{
+	const char *root = gl_cg_root();
+	char path[PATH_MAX + 64];
+	FILE *f;
+
+	lim->file = file;
+	lim->value[0] = '\0';
+	lim->present = false;
+	if (!root || !d->path[0] ||
+	    snprintf(path, sizeof(path), "%s%s/%s", root,
+		     strcmp(d->path, "/") ? d->path : "", file) >=
+	    (int)sizeof(path))
+		return;
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(lim->value, sizeof(lim->value), f)) {
+		lim->value[strcspn(lim->value, "\n")] = '\0';
+		units_printable(lim->value, sizeof(lim->value), lim->value);
+	}
+	lim->present = true;
+	fclose(f);
+}
+
+static void fill_row(struct diag_cg_row *row, const struct cg_acc *a, int l)
+{
+	const struct cg_desc *of;
+	size_t k;
+
+	memset(row, 0, sizeof(*row));
+	row->ns = a->ns;
+	row->waits = a->waits;
+	row->nr_pids = a->nr_pids;
+	memcpy(row->pids, a->pids, sizeof(row->pids));
+	memcpy(row->comms, a->comms, sizeof(row->comms));
+	cg_describe(&row->who, a->who, l == DIAG_SCHED ? 0 : a->pids[0]);
+	if (a->by)
+		cg_describe(&row->by, a->by, a->pids[0]);
+	of = l == DIAG_SCHED ? &row->by : &row->who;
+	for (k = 0; k < DIAG_CG_LIMITS && cg_files[l][k]; k++)
+		read_limit(of, cg_files[l][k], &row->limits[row->nr_limits++]);
+}
+
+/* "docker 0123456789ab" where the path names one, else the path */
+static const char *cg_name(char *buf, size_t len, const struct cg_desc *d)
+{
+	if (d->name.kind != GL_CG_NONE)
+		return gl_cg_name_text(buf, len, &d->name);
+	if (d->path[0])
+		return units_printable(buf, len, d->path);
+	snprintf(buf, len, "cgroup %llu", (unsigned long long)d->id);
+	return buf;
+}
+
+static const char *limit_of(const struct diag_cg_row *row, const char *file)
+{
+	size_t k;
+
+	for (k = 0; k < row->nr_limits; k++)
+		if (!strcmp(row->limits[k].file, file))
+			return row->limits[k].present ? row->limits[k].value :
+			       NULL;
+	return NULL;
+}
+
+static const char *pids_text(char *buf, size_t len,
+			     const struct diag_cg_row *row)
+{
+	size_t k, o = 0;
+
+	buf[0] = '\0';
+	for (k = 0; k < row->nr_pids && o < len; k++)
+		o += snprintf(buf + o, len - o, "%s%d (%s)", k ? ", " : "",
+			      row->pids[k], row->comms[k]);
+	return buf;
+}
+
+static const char *q(const char *v)
+{
+	return v ? v : "(absent)";
+}
+
+static void advise(struct diag_layer_res *L, const struct diag_cg_row *row,
+		   int l)
+{
+	char who[300], by[300], pids[160], dir[PATH_MAX], a[3 * PATH_MAX];
+	const struct cg_desc *of = l == DIAG_SCHED ? &row->by : &row->who;
+	const char *root = gl_cg_root();
+	size_t n;
+
+	if (L->nr_advice >= DIAG_MAX_ADVICE || !of->path[0])
+		return;
+	snprintf(dir, sizeof(dir), "%s%s", root ? root : "",
+		 strcmp(of->path, "/") ? of->path : "");
+	cg_name(who, sizeof(who), &row->who);
+	cg_name(by, sizeof(by), &row->by);
+	pids_text(pids, sizeof(pids), row);
+	if (l == DIAG_SCHED)
+		snprintf(a, sizeof(a),
+			 "Keep %s off the CPUs of %s: its cpuset.cpus is %s (effective %s), cpu.max %s, cpu.weight %s; give it other CPUs in %s/cpuset.cpus, or cap it in cpu.max (\"50000 100000\": half a CPU) or lower its cpu.weight; its tasks: %s.",
+			 by, who, q(limit_of(row, "cpuset.cpus")),
+			 q(limit_of(row, "cpuset.cpus.effective")),
+			 q(limit_of(row, "cpu.max")),
+			 q(limit_of(row, "cpu.weight")), dir, pids);
+	else if (l == DIAG_STORAGE)
+		snprintf(a, sizeof(a),
+			 "Cap the I/O of %s, which issued the slow requests: its io.max is %s; write \"MAJ:MIN wbps=... rbps=...\" to %s/io.max; its tasks: %s.",
+			 who, q(limit_of(row, "io.max")), dir, pids);
+	else
+		snprintf(a, sizeof(a),
+			 "%s reclaims at its own memory limit: memory.high %s, memory.max %s; raise memory.high in %s (or memory.max), or shrink its working set; its tasks: %s.",
+			 who, q(limit_of(row, "memory.high")),
+			 q(limit_of(row, "memory.max")), dir, pids);
+	/* a long path cuts the advice short, not the tool */
+	n = strnlen(a, DIAG_TEXT_LEN - 1);
+	memcpy(L->advice[L->nr_advice], a, n);
+	L->advice[L->nr_advice++][n] = '\0';
+}
+
+/* diag_cgroups - see diagnose_cg.h */
+int diag_cgroups(struct diag_result *r, const struct watch *w)
+{
+	static const int layers[] = { DIAG_SCHED, DIAG_STORAGE, DIAG_MEMORY };
+	struct cg_table *t;
+	size_t i, k;
+	int l;
+
+	t = calloc(DIAG_NR_LAYERS, sizeof(*t));
+	r->cg = calloc(DIAG_NR_LAYERS, sizeof(*r->cg));
+	if (!t || !r->cg) {
+		free(t);
+		return -ENOMEM;
+	}
+	collect(w, t);
+	for (i = 0; i < ARRAY_SIZE(layers); i++) {
+		struct diag_cg_layer *C = &r->cg[layers[i]];
+
+		l = layers[i];
+		C->nr_cgroups = t[l].nr_ids;
+		C->left_out = t[l].left_out;
+		/* the scheduler's pairs need two cgroups */
+		if (l == DIAG_SCHED && t[l].nr_ids < 2)
+			continue;
+		qsort(t[l].v, t[l].n, sizeof(t[l].v[0]), acc_cmp);
+		for (k = 0; k < t[l].n && k < DIAG_CG_ROWS; k++)
+			fill_row(&C->rows[C->nr_rows++], &t[l].v[k], l);
+		if (C->nr_rows)
+			advise(&r->layer[l], &C->rows[0], l);
+	}
+	free(t);
+	return 0;
+}
+
+/* "  held: PATH", wrapped: the path on a line of its own when long */
+static void print_path(FILE *f, const char *what, const struct cg_desc *d)
+{
+	char line[PATH_MAX + 32];
+
+	if (!d->path[0])
+		return;
+	snprintf(line, sizeof(line), "%s %s", what, d->path);
+	units_printable(line, sizeof(line), line);
+	diag_wrap_words(f, "     ", 8, line);
+}
+
+/* diag_cg_print - see diagnose_cg.h */
+void diag_cg_print(FILE *f, const struct diag_result *r, int l)
+{
+	char who[300], by[300], d[UNITS_LEN], pids[160], line[2 * DIAG_TEXT_LEN];
+	const struct diag_cg_layer *C = r->cg ? &r->cg[l] : NULL;
+	size_t i, k, o;
+
+	if (!C || !C->nr_rows)
+		return;
+	fprintf(f, "  by cgroup (%zu cgroups in the records):\n", C->nr_cgroups);
+	for (i = 0; i < C->nr_rows; i++) {
+		const struct diag_cg_row *row = &C->rows[i];
+
+		cg_name(who, sizeof(who), &row->who);
+		units_ns(d, sizeof(d), row->ns);
+		if (l == DIAG_SCHED) {
+			cg_name(by, sizeof(by), &row->by);
+			snprintf(line, sizeof(line),
+				 "the tasks of %s held the CPU while tasks of %s waited: %s over %llu waits",
+				 by, who, d, (unsigned long long)row->waits);
+		} else {
+			snprintf(line, sizeof(line), "%s: %s over %llu %s", who,
+				 d, (unsigned long long)row->waits,
+				 l == DIAG_STORAGE ? "requests" : "stalls");
+		}
+		diag_wrap_words(f, "   ", 6, line);
+		if (l == DIAG_SCHED)
+			print_path(f, "held:", &row->by);
+		print_path(f, l == DIAG_SCHED ? "waited:" : "cgroup:", &row->who);
+		o = snprintf(line, sizeof(line), "tasks %s;",
+			     pids_text(pids, sizeof(pids), row));
+		for (k = 0; k < row->nr_limits && o < sizeof(line); k++)
+			o += snprintf(line + o, sizeof(line) - o, " %s %s%s",
+				      row->limits[k].file,
+				      q(row->limits[k].present ?
+					row->limits[k].value : NULL),
+				      k + 1 < row->nr_limits ? "," : "");
+		diag_wrap_words(f, "     ", 8, line);
+	}
+	if (C->left_out)
+		fprintf(f, "    (%llu more left out)\n",
+			(unsigned long long)C->left_out);
+}
+
+/* diag_cg_json - see diagnose_cg.h */
+void diag_cg_json(struct json *j, const struct diag_result *r, int l)
+{
+	const struct diag_cg_layer *C = r->cg ? &r->cg[l] : NULL;
+	size_t i, k;
+
+	json_object_begin(j, "cgroups");
+	json_u64(j, "seen", C ? C->nr_cgroups : 0);
+	json_u64(j, "left_out", C ? C->left_out : 0);
+	json_array_begin(j, "rows");
+	for (i = 0; C && i < C->nr_rows; i++) {
+		const struct diag_cg_row *row = &C->rows[i];
+
+		json_object_begin(j, NULL);
+		cg_json(j, l == DIAG_SCHED ? "waited" : "cgroup", &row->who);
+		if (l == DIAG_SCHED)
+			cg_json(j, "held", &row->by);
+		json_u64(j, "ns", row->ns);
+		json_u64(j, "count", row->waits);
+		json_array_begin(j, "tasks");
+		for (k = 0; k < row->nr_pids; k++) {
+			json_object_begin(j, NULL);
+			json_u64(j, "pid", row->pids[k]);
+			json_str(j, "comm", row->comms[k]);
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_object_begin(j, "limits");
+		for (k = 0; k < row->nr_limits; k++) {
+			if (row->limits[k].present)
+				json_str(j, row->limits[k].file,
+					 row->limits[k].value);
+			else
+				json_null(j, row->limits[k].file);
+		}
+		json_object_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
