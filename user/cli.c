@@ -368,7 +368,10 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		if (opt != '?' && opt != ':' && !strchr(optstring, opt))
 			return cli_error(err, cmd,
 					 "option '%s' does not apply to %s",
-					 argv[optind - 1], cmd);
+					 /* "--opt ARG": the option, not ARG */
+					 argv[optind - 1][0] != '-' && optind >= 2 ?
+					 argv[optind - 2] : argv[optind - 1],
+					 cmd);
 		switch (opt) {
 		case 'h':
 			o->help = true;

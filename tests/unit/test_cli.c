@@ -467,6 +467,42 @@ TEST_F(tool, serve_errors)
 	ASSERT_NE(NULL, strstr(self->err, "--flight /nonexistent: not a folder this process may write"));
 }
 
+/* watch-cgroup and hist --cgroup refuse bad options before any device. */
+TEST_F(tool, watch_cgroup_errors)
+{
+#define CG_ERR(...) \
+	ASSERT_EQ(GPULAT_EXIT_ERROR, run(self->out, sizeof(self->out), \
+					 self->err, sizeof(self->err), \
+					 ARGV(__VA_ARGS__)))
+	CG_ERR("watch-cgroup");
+	ASSERT_NE(NULL, strstr(self->err, "watch-cgroup needs at least one cgroup PATH"));
+	CG_ERR("watch-cgroup", "-i", "0", "/");
+	ASSERT_NE(NULL, strstr(self->err, "bad interval '0': seconds from 0.1 to 86400"));
+	CG_ERR("watch-cgroup", "--interval", "x", "/");
+	ASSERT_NE(NULL, strstr(self->err, "bad interval 'x'"));
+	CG_ERR("watch-cgroup", "-d", "-1", "/");
+	ASSERT_NE(NULL, strstr(self->err, "bad duration '-1'"));
+	CG_ERR("watch-cgroup", "a", "b", "c", "d", "e", "f", "g", "h", "i");
+	ASSERT_NE(NULL, strstr(self->err, "more than 8 cgroups: the source watches at most 8 at once"));
+	CG_ERR("watch-cgroup", "");
+	ASSERT_NE(NULL, strstr(self->err, "empty cgroup path"));
+	CG_ERR("watch-cgroup", "--per-cpu", "/");
+	ASSERT_NE(NULL, strstr(self->err, "option '--per-cpu' does not apply to watch-cgroup"));
+	CG_ERR("watch-cgroup", "-s", "/");
+	ASSERT_NE(NULL, strstr(self->err, "unknown option -s"));
+	/* a path that is no cgroup: refused with its reason, nothing opened */
+	CG_ERR("watch-cgroup", "/no/such/cgroup-gpulat-test");
+	ASSERT_TRUE(strstr(self->err, "No such file or directory") ||
+		    strstr(self->err, "no cgroup2 file system is mounted"));
+	CG_ERR("hist", "--cgroup", "");
+	ASSERT_NE(NULL, strstr(self->err, "--cgroup needs a cgroup path"));
+	CG_ERR("hist", "--cgroup", "/", "-i", "/tmp/x");
+	ASSERT_NE(NULL, strstr(self->err, "--cgroup reads this host's cgroups; --input shows a saved snapshot"));
+	CG_ERR("status", "--cgroup", "/");
+	ASSERT_NE(NULL, strstr(self->err, "option '--cgroup' does not apply to status"));
+#undef CG_ERR
+}
+
 TEST_F(tool, missing_input)
 {
 	ASSERT_EQ(GPULAT_EXIT_ERROR, run(self->out, sizeof(self->out),
