@@ -15,7 +15,9 @@
 
 #include "kselftest_harness.h"
 
+#include "blob.h"
 #include "cgroup.h"
+#include "cgview.h"
 #include "source.h"
 
 #define H64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -248,6 +250,66 @@ TEST(hybrid_v1_lines)
 	EXPECT_EQ(GL_CG_NONE, gl_cg_name_v1_text(text, len, NULL, &n));
 	/* a task that is gone */
 	EXPECT_EQ(GL_CG_NONE, gl_cg_name_v1("/nonexistent", 1, NULL, &n));
+}
+
+/* watch-cgroup's view: a watched cgroup, one below it, one elsewhere. */
+TEST(cgview_lists_below)
+{
+	char t2[] = "/tmp/gpulat-cgv-XXXXXX", p[PATH_MAX], *out = NULL;
+	struct cgview_target tg = { .rel = "/kubepods.slice" };
+	uint64_t ids[3];
+	struct gl_snapshot *s;
+	struct stat st;
+	struct blob b;
+	size_t len = 0, i;
+	FILE *f;
+	static const char *const rel[] = { "/kubepods.slice",
+		"/kubepods.slice/crio-" H64 ".scope", "/other" };
+
+	ASSERT_NE(NULL, mkdtemp(t2));
+	for (i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s%s", t2, rel[i]);
+		ASSERT_EQ(0, mkdir(p, 0755));
+		ASSERT_EQ(0, stat(p, &st));
+		ids[i] = st.st_ino;
+	}
+	gl_cg_set_root(t2);
+	tg.id = ids[0];
+	blob_init(&b);
+	for (i = 0; i < 3; i++)
+		blob_record(&b, blob_add_series(&b, GPULAT_FAM_CGROUP,
+						GPULAT_CG_WAKEUP, 0, ids[i],
+						NULL, "x"), 2000000, 5 + i);
+	blob_record(&b, blob_add_series(&b, GPULAT_FAM_CGROUP, GPULAT_CG_BLOCK,
+					1, ids[1], NULL, "x"), 30000000, 2);
+	blob_add_counter(&b, GPULAT_FAM_CGROUP, GPULAT_CG_KEYS_FULL, "keys_full", 3);
+	s = blob_parse(&b);
+	ASSERT_NE(NULL, s);
+	f = open_memstream(&out, &len);
+	EXPECT_EQ(2, cgview_print_text(f, s, &tg, 1, 1.0));
+	fclose(f);
+	TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "cgroups over 1.0 s:\n/kubepods.slice\n  wakeup         count 5  p50 "));
+	EXPECT_NE(NULL, strstr(out, "\n  /kubepods.slice/crio-" H64 ".scope (cri-o 0123456789ab)\n    wakeup         count 6  p50 "));
+	EXPECT_NE(NULL, strstr(out, "\n    block          count 2  p50 "));
+	EXPECT_EQ(NULL, strstr(out, "/other"));
+	EXPECT_NE(NULL, strstr(out, "samples of cgroups past the module's bound: 3"));
+	free(out);
+	out = NULL;
+	f = open_memstream(&out, &len);
+	EXPECT_EQ(2, cgview_print_json(f, s, &tg, 1, -1));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(out, "{\"interval_s\":null,\"cgroups\":[{\"cgroup\":{\"id\":"));
+	EXPECT_NE(NULL, strstr(out, "\"series\":[{\"kind\":\"wakeup\",\"count\":5,"));
+	EXPECT_NE(NULL, strstr(out, "\"below\":[{\"cgroup\":{\"id\":"));
+	EXPECT_NE(NULL, strstr(out, "{\"kind\":\"block\",\"count\":2,"));
+	EXPECT_NE(NULL, strstr(out, "],\"keys_full\":3}\n"));
+	free(out);
+	gl_snapshot_free(s);
+	blob_release(&b);
+	gl_cg_set_root(NULL);
+	snprintf(p, sizeof(p), "rm -rf %s", t2);
+	ASSERT_EQ(0, system(p));
 }
 
 TEST_HARNESS_MAIN

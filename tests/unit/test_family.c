@@ -2,10 +2,14 @@
 /* The family table (user/lib/family.c): rows, names, keys, rules. */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 
+#include "cgroup.h"
 #include "family.h"
 #include "gpulat.h"
 
@@ -186,6 +190,29 @@ TEST(key_text)
 	sr.key = 4242;
 	strcpy(sr.key_name, "nv_queue");
 	ASSERT_STREQ("pid 4242 nv_queue", hist_key_text(buf, sizeof(buf), &sr));
+	/* a cgroup: its path from the mount where this host has it */
+	memset(&sr, 0, sizeof(sr));
+	sr.family = GPULAT_FAM_CGROUP;
+	sr.id = GPULAT_CG_WAKEUP;
+	sr.key = 1;
+	strcpy(sr.key_name, "web.service");
+	gl_cg_set_root("/nonexistent-gpulat");
+	ASSERT_STREQ("cgroup 1 web.service", hist_key_text(buf, sizeof(buf), &sr));
+	{
+		char tree[] = "/tmp/gpulat-fcg-XXXXXX", p[64];
+		struct stat st;
+
+		ASSERT_NE(NULL, mkdtemp(tree));
+		snprintf(p, sizeof(p), "%s/web.service", tree);
+		ASSERT_EQ(0, mkdir(p, 0755));
+		ASSERT_EQ(0, stat(p, &st));
+		gl_cg_set_root(tree);
+		sr.key = st.st_ino;
+		ASSERT_STREQ("/web.service", hist_key_text(buf, sizeof(buf), &sr));
+		rmdir(p);
+		rmdir(tree);
+	}
+	gl_cg_set_root(NULL);
 	memset(&sr, 0, sizeof(sr));
 	sr.family = GPULAT_FAM_SOFTIRQ;
 	sr.key = 9;
