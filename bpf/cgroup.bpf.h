@@ -59,23 +59,21 @@ static __always_inline __u64 gl_cg_task_id(struct task_struct *t)
 static __noinline __u64 gl_cg_ancestor_pre61(struct cgroup *cg, __u32 level)
 {
 	struct cgroup___pre61 *o = (void *)cg;
-	__u64 id = 0;
+	__u64 *ids, id = 0;
 
+	ids = (__u64 *)__builtin_preserve_access_index(&o->ancestor_ids);
 	bpf_probe_read_kernel(&id, sizeof(id),
-			      (__u64 *)__builtin_preserve_access_index(
-				      &o->ancestor_ids) +
-			      (level & (GL_BPF_CG_LEVELS - 1)));
+			      ids + (level & (GL_BPF_CG_LEVELS - 1)));
 	return id;
 }
 
 static __noinline __u64 gl_cg_ancestor_61(struct cgroup *cg, __u32 level)
 {
-	struct cgroup *a = NULL;
+	struct cgroup **anc, *a = NULL;
 
+	anc = (struct cgroup **)__builtin_preserve_access_index(&cg->ancestors);
 	bpf_probe_read_kernel(&a, sizeof(a),
-			      (struct cgroup **)__builtin_preserve_access_index(
-				      &cg->ancestors) +
-			      (level & (GL_BPF_CG_LEVELS - 1)));
+			      anc + (level & (GL_BPF_CG_LEVELS - 1)));
 	return gl_cg_id(a);
 }
 
