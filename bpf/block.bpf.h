@@ -11,7 +11,12 @@
  * stamp lives in block_flight, keyed by its address, from its first
  * event to its completion, with where it stands (the module's aux) and
  * its disk's key; the key's series are looked up again when a sample is
- * filed, and keys_full counted then, as the module counts it.
+ * filed, and keys_full counted then, as the module counts it.  The
+ * stamp also holds the cgroup (v2) of the task current at the first
+ * event (insert, or an issue or requeue without one), taken only while
+ * the trace is read (its records carry it) or cgroups are watched (the
+ * whole request, first event to completion, is filed under that cgroup
+ * in cgroup.block when it is a watched one or below one).
  * Tracepoints (hit counters, GL_BPF_HIT()), in the module's order:
  * 0 block_rq_complete, 1 block_rq_merge, 2 block_rq_requeue,
  * 3 block_rq_issue, 4 block_rq_insert.
@@ -19,6 +24,7 @@
 #ifndef _GPULAT_BPF_BLOCK_H
 #define _GPULAT_BPF_BLOCK_H
 
+#include "cgroup.bpf.h"
 #include "flight.bpf.h"
 #include "tp.bpf.h"
 #include "trace.bpf.h"
@@ -132,9 +138,13 @@ static __always_inline void gl_block_key(__u64 key, struct gendisk *disk)
 		gl_block_name(v, disk);
 }
 
-/* gl_block_file - file the interval from @ts to @now of @rq on @key */
+/*
+ * gl_block_file - file the interval from @ts to @now of @rq on @key,
+ * which cgroup @cg started
+ */
 static __always_inline void gl_block_file(struct request *rq, __u64 key,
-					  __u32 kind, __u64 ts, __u64 now)
+					  __u32 kind, __u64 ts, __u64 now,
+					  __u64 cg)
 {
 	struct gl_keyed_block *v = bpf_map_lookup_elem(&block_keys, &key);
 	struct gl_kmax_block *m = bpf_map_lookup_elem(&block_kmax, &key);
@@ -154,7 +164,45 @@ static __always_inline void gl_block_file(struct request *rq, __u64 key,
 	if (series >= GL_BLOCK_NR_SERIES)
 		return;
 	gl_ghist_record(&v->h[series], &m->max[series], delta);
-	gl_trace_check(GPULAT_FAM_BLOCK, series, key, now, delta, NULL, 0);
+	gl_trace_check_cg(GPULAT_FAM_BLOCK, series, key, now, delta, NULL, 0,
+			  cg);
+}
+
+/*
+ * gl_block_cg - the cgroup starting a request now (@v's): its id while
+ * traced or watched, its series made if it is watched (without room
+ * for them it is counted here, once, and not filed)
+ */
+static __always_inline void gl_block_cg(struct gl_bpf_flight *v)
+{
+	struct cgroup *cg;
+	struct gl_kmax_cg *m;
+
+	if (!gl_conf.cg_nr) {
+		if (gl_conf.gate[GPULAT_FAM_BLOCK] != GL_U64_MAX)
+			v->cg = bpf_get_current_cgroup_id();
+		return;
+	}
+	cg = gl_cg_of((struct task_struct *)bpf_get_current_task());
+	v->cg = gl_cg_id(cg);
+	if (gl_cg_watched(cg) && gl_cg_key(cg, v->cg, &m))
+		v->cg_watched = 1;
+}
+
+/* gl_block_cg_end - @f's request completed at @now: its cgroup's sample */
+static __always_inline void gl_block_cg_end(struct gl_bpf_flight *f,
+					    __u64 now)
+{
+	__u64 key = f->cg;
+	struct gl_keyed_cg *v = bpf_map_lookup_elem(&cg_keys, &key);
+	struct gl_kmax_cg *m = bpf_map_lookup_elem(&cg_kmax, &key);
+
+	if (!v || !m) {
+		gl_count(GPULAT_FAM_CGROUP, GPULAT_CG_KEYS_FULL);
+		return;
+	}
+	if (now >= f->first)
+		gl_cg_record(v, m, GPULAT_CG_BLOCK, now - f->first);
 }
 
 /*
@@ -166,12 +214,13 @@ static __always_inline void gl_block_start(struct request *rq, __u32 state,
 					   __u64 now)
 {
 	struct gendisk *disk = gl_rq_disk(rq);
-	struct gl_bpf_flight v = { .ts = now, .aux = state };
+	struct gl_bpf_flight v = { .ts = now, .aux = state, .first = now };
 	int how;
 
 	if (disk)
 		v.key = (__u64)BPF_CORE_READ(disk, major) << GL_MINORBITS |
 			(__u32)BPF_CORE_READ(disk, first_minor);
+	gl_block_cg(&v);
 	how = gl_flight_claim(&block_flight, (__u64)rq, &v);
 	if (how == GL_CLAIM_FULL) {
 		gl_count(GPULAT_FAM_BLOCK, GPULAT_BLOCK_FULL);
@@ -211,7 +260,7 @@ GL_TP(block_rq_issue, gl_block_issue)
 		gl_block_start(rq, GL_BLOCK_ISSUED, now);
 		return 0;
 	}
-	gl_block_file(rq, f->key, GPULAT_BLOCK_QUEUE, f->ts, now);
+	gl_block_file(rq, f->key, GPULAT_BLOCK_QUEUE, f->ts, now, f->cg);
 	f->ts = now;
 	f->aux = GL_BLOCK_ISSUED;
 	return 0;
@@ -226,7 +275,7 @@ GL_TP(block_rq_issue, gl_block_issue)
 GL_TP(block_rq_complete, gl_block_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
 	struct gl_bpf_flight *f;
-	__u64 ts, key;
+	__u64 ts, key, now;
 
 	gl_hit(GPULAT_FAM_BLOCK, 0);
 	f = gl_flight_find(&block_flight, (__u64)rq);
@@ -245,7 +294,10 @@ GL_TP(block_rq_complete, gl_block_complete, struct request *rq, int error, unsig
 		return 0;
 	ts = f->ts;
 	key = f->key;
-	gl_block_file(rq, key, GPULAT_BLOCK_DEVICE, ts, bpf_ktime_get_ns());
+	now = bpf_ktime_get_ns();
+	gl_block_file(rq, key, GPULAT_BLOCK_DEVICE, ts, now, f->cg);
+	if (f->cg_watched)
+		gl_block_cg_end(f, now);
 	gl_flight_release(&block_flight, (__u64)rq, f);
 	return 0;
 }

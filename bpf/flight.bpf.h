@@ -49,6 +49,9 @@ static __always_inline int gl_flight_claim(void *map, __u64 ptr,
 	if (f && f->ts) {
 		f->key = v->key;
 		f->aux = v->aux;
+		f->cg_watched = v->cg_watched;
+		f->cg = v->cg;
+		f->first = v->first;
 		f->ts = v->ts;
 		return GL_CLAIM_OWN;
 	}

@@ -26,7 +26,7 @@ struct gl_bpf_hist {
 #define GL_BPF_PCPU_SCHED	0			/* 2 series */
 #define GL_BPF_PCPU_SOFTIRQ	2			/* 2 per vector */
 #define GL_BPF_PCPU_MM		(GL_BPF_PCPU_SOFTIRQ + 2 * GPULAT_SOFTIRQ_NR_VECS)
-#define GL_BPF_PCPU_NR		(GL_BPF_PCPU_MM + 3)
+#define GL_BPF_PCPU_NR		(GL_BPF_PCPU_MM + 4)
 
 /*
  * Counters, per CPU, one entry of gl_cnt per family id: the family's
@@ -69,7 +69,9 @@ struct gl_bpf_flight {
 	__u64 ts;		/* CLOCK_MONOTONIC, ns */
 	__u64 key;		/* the ABI key of the series it files in */
 	__u32 aux;		/* the family's: request state, net series */
-	__u32 pad;
+	__u32 cg_watched;	/* block: files in the cgroup family at its end */
+	__u64 cg;		/* block: cgroup id of the task that started it */
+	__u64 first;		/* block: its first event (the cgroup series') */
 };
 
 /* Keys kept per keyed family (the module's defaults). */
@@ -77,6 +79,9 @@ struct gl_bpf_flight {
 #define GL_BPF_NET_KEYS		32
 #define GL_BPF_IRQ_KEYS		256
 #define GL_BPF_NV_KEYS		128
+#define GL_BPF_CG_KEYS		64
+/* Levels below the cgroup2 root a watched cgroup may lie at (the root: 0). */
+#define GL_BPF_CG_LEVELS	32
 
 /*
  * Settings the tool writes into the programs' .bss while they run (the
@@ -106,6 +111,21 @@ struct gl_bpf_conf {
 	__u32 ready;
 	__u32 reader_tgid;
 	__u32 pad;
+	/*
+	 * The cgroup family: the watch set the tool chose (cg_set entries
+	 * of cg_watch, the cgroup2 id and level of each), whether the
+	 * family is on, and what the programs read: cg_nr, cg_set while on
+	 * (0: the family idles, a load and a branch per sample).
+	 */
+	struct {
+		__u64 id;
+		__u32 level;
+		__u32 pad;
+	} cg_watch[GPULAT_CG_WATCH_MAX];
+	__u32 cg_nr;
+	__u32 cg_set;
+	__u32 cg_on;
+	__u32 cg_pad;
 };
 
 /* The histories (the module's GPULAT_KEEPS_*, kmod/trace.h). */
@@ -125,6 +145,7 @@ struct gl_trace_switch {
 	__u64 t;		/* switch-in time */
 	__s32 pid;		/* who got the CPU; 0: idle */
 	__u32 pad;
+	__u64 cg;		/* its cgroup (v2) id */
 };
 
 struct gl_trace_span {

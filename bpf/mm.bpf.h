@@ -6,11 +6,16 @@
  *   mm.direct_reclaim  mm_vmscan_direct_reclaim_begin -> _end
  *   mm.compaction      mm_compaction_begin -> _end, for an allocation
  *   mm.compaction_bg   mm_compaction_begin -> _end, kcompactd or on request
+ *   mm.memcg_reclaim   mm_vmscan_memcg_reclaim_begin -> _end: a task
+ *                      charging a memory cgroup over its memory.high or
+ *                      memory.max (or its v1 limit), and in cgroup.memcg
+ *                      under the task's cgroup (v2) when watched
  *
  * Begin and end run in the same task, which may sleep and migrate in
  * between: start stamps per task, in one table indexed by the low pid
  * bits with one entry per kind (reclaim, compaction), in the module's
- * layout (GL_PST_*; the flag: compaction not for an allocation).  Direct
+ * layout (GL_PST_*; the flag: compaction not for an allocation, reclaim
+ * of a memory cgroup: it never nests in direct reclaim, nor this in it).  Direct
  * compaction runs with PF_MEMALLOC set (__alloc_pages_direct_compact()),
  * kcompactd, proactive compaction and vm.compact_memory without it.
  *
@@ -20,11 +25,14 @@
  * does not, and GL_TP's programs take none.
  * Tracepoints (GL_BPF_HIT()): 0 mm_vmscan_direct_reclaim_end,
  * 1 mm_vmscan_direct_reclaim_begin, 2 mm_compaction_end,
- * 3 mm_compaction_begin (none without CONFIG_COMPACTION).
+ * 3 mm_compaction_begin (none without CONFIG_COMPACTION),
+ * 4 mm_vmscan_memcg_reclaim_end, 5 mm_vmscan_memcg_reclaim_begin (none
+ * without CONFIG_MEMCG).
  */
 #ifndef _GPULAT_BPF_MM_H
 #define _GPULAT_BPF_MM_H
 
+#include "cgroup.bpf.h"
 #include "tp.bpf.h"
 #include "trace.bpf.h"
 
@@ -78,12 +86,15 @@ static __always_inline void gl_mm_end(struct task_struct *t, __u32 pid,
 		return;
 	}
 	if (kind == GL_MM_RECLAIM)
-		series = GPULAT_MM_DIRECT_RECLAIM;
+		series = old & GL_PST_FLAG ? GPULAT_MM_MEMCG_RECLAIM :
+			 GPULAT_MM_DIRECT_RECLAIM;
 	else if (old & GL_PST_FLAG)
 		series = GPULAT_MM_COMPACTION_BG;
 	else
 		series = GPULAT_MM_COMPACTION;
 	gl_pcpu_record(GL_BPF_PCPU_MM + series, delta);
+	if (series == GPULAT_MM_MEMCG_RECLAIM && gl_conf.cg_nr)
+		gl_cg_file(t, GPULAT_CG_MEMCG, delta);
 	gl_trace_check(GPULAT_FAM_MM, series, 0, now, delta, t, 0);
 }
 
@@ -139,6 +150,28 @@ GL_TP(mm_compaction_end, gl_mm_compaction_end)
 	gl_hit(GPULAT_FAM_MM, 2);
 	t = gl_mm_current(&pid);
 	gl_mm_end(t, pid, GL_MM_COMPACTION, bpf_ktime_get_ns());
+	return 0;
+}
+
+GL_TP(mm_vmscan_memcg_reclaim_begin, gl_mm_memcg_begin)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 pid;
+
+	gl_hit(GPULAT_FAM_MM, 5);
+	gl_mm_current(&pid);
+	gl_mm_start(pid, GL_MM_RECLAIM, GL_PST_FLAG, now);
+	return 0;
+}
+
+GL_TP(mm_vmscan_memcg_reclaim_end, gl_mm_memcg_end)
+{
+	struct task_struct *t;
+	__u32 pid;
+
+	gl_hit(GPULAT_FAM_MM, 4);
+	t = gl_mm_current(&pid);
+	gl_mm_end(t, pid, GL_MM_RECLAIM, bpf_ktime_get_ns());
 	return 0;
 }
 

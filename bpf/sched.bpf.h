@@ -15,6 +15,7 @@
 #ifndef _GPULAT_BPF_SCHED_H
 #define _GPULAT_BPF_SCHED_H
 
+#include "cgroup.bpf.h"
 #include "tp.bpf.h"
 #include "trace.bpf.h"
 
@@ -57,6 +58,9 @@ static __always_inline void gl_sched_end(struct task_struct *p, __u32 pid,
 	}
 	series = old & GL_PST_FLAG ? GPULAT_SCHED_PREEMPT : GPULAT_SCHED_WAKEUP;
 	gl_pcpu_record(GL_BPF_PCPU_SCHED + series, delta);
+	/* cgroup.wakeup and .preempt have sched's ids */
+	if (gl_conf.cg_nr)
+		gl_cg_file(p, series, delta);
 	gl_trace_check(GPULAT_FAM_SCHED, series, 0, now, delta, p,
 		       GL_OUT_CPU_WAIT);
 }
@@ -89,7 +93,7 @@ GL_TP(sched_switch, gl_switch, bool preempt, struct task_struct *prev, struct ta
 		gl_sched_end(next, next_pid, now);
 	/* after the check above: a wait's history ends before its end */
 	if (gl_trace_on())
-		gl_trace_switch(now, next_pid);
+		gl_trace_switch(now, next_pid, next);
 	return 0;
 }
 

@@ -13,7 +13,7 @@
 #ifndef _GPULAT_BPF_TRACE_H
 #define _GPULAT_BPF_TRACE_H
 
-#include "common.bpf.h"
+#include "cgroup.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -51,8 +51,9 @@ static __always_inline struct gl_trace_act *gl_act_this(void)
 	return bpf_map_lookup_elem(&gl_act, &zero);
 }
 
-/* gl_trace_switch - @pid got this CPU at @now */
-static __always_inline void gl_trace_switch(__u64 now, __s32 pid)
+/* gl_trace_switch - @pid (task @t) got this CPU at @now */
+static __always_inline void gl_trace_switch(__u64 now, __s32 pid,
+					    struct task_struct *t)
 {
 	struct gl_trace_act *a = gl_act_this();
 	struct gl_trace_switch *s;
@@ -62,6 +63,8 @@ static __always_inline void gl_trace_switch(__u64 now, __s32 pid)
 	s = &a->sw[a->sw_pos++ & (GL_TRACE_SWITCHES - 1)];
 	s->t = now;
 	s->pid = pid;
+	/* the culprits' cgroups, taken as they run (the tool names them) */
+	s->cg = pid ? gl_cg_task_id(t) : 0;
 }
 
 /* gl_trace_irq_span - a hard IRQ (@sirq false) or softirq ran @ns to @now */
@@ -81,21 +84,28 @@ static __always_inline void gl_trace_span(bool sirq, __u64 now, __u64 ns)
 }
 
 /*
- * A BPF function takes five arguments at most: gl_trace_sample() gets
- * family, flags and series in one (@what).
+ * What gl_trace_sample() records: a BPF function takes five arguments at
+ * most, so they come on the caller's stack.
  */
-#define GL_TRACE_WHAT(family, series, flags) \
-	((__u64)(family) << 40 | (__u64)(flags) << 32 | (__u32)(series))
+struct gl_out {
+	__u32 family;
+	__u32 series;
+	__u32 flags;
+	__u32 pad;
+	__u64 key;
+	__u64 end_ns;
+	__u64 latency_ns;
+	__u64 cg;		/* the cgroup it happened to, when no @task */
+	struct task_struct *task;
+};
 
 /*
  * gl_trace_sample - record an outlier; the slow path, taken only for
  * samples over an open gate.  Not inlined: one copy for every program.
  */
-static __noinline void gl_trace_sample(__u64 what, __u64 key, __u64 end_ns,
-				       __u64 latency_ns,
-				       struct task_struct *task)
+static __noinline void gl_trace_sample(const struct gl_out *o)
 {
-	__u32 family = what >> 40, flags = (__u8)(what >> 32), series = what;
+	struct task_struct *task = o->task;
 	struct gpulat_rec_sample *s;
 	struct gl_bpf_rec *r;
 	struct gl_trace_act *a;
@@ -106,7 +116,7 @@ static __noinline void gl_trace_sample(__u64 what, __u64 key, __u64 end_ns,
 	if (task && BPF_CORE_READ(task, tgid) == (int)gl_conf.self_tgid)
 		return;
 	a = gl_act_this();
-	hist = (flags & GL_OUT_CPU_WAIT) && a && gl_conf.keep_history;
+	hist = (o->flags & GL_OUT_CPU_WAIT) && a && gl_conf.keep_history;
 	r = bpf_ringbuf_reserve(&gl_trace, sizeof(*r), 0);
 	if (!r) {
 		lost = bpf_map_lookup_elem(&gl_trace_lost, &zero);
@@ -119,16 +129,19 @@ static __noinline void gl_trace_sample(__u64 what, __u64 key, __u64 end_ns,
 	s->hdr.size = sizeof(*s);
 	s->hdr.type = GPULAT_REC_SAMPLE;
 	s->hdr.cpu = bpf_get_smp_processor_id();
-	s->hdr.time_ns = end_ns;
-	s->family = family;
-	s->series = series;
-	s->latency_ns = latency_ns;
-	s->key = key;
+	s->hdr.time_ns = o->end_ns;
+	s->family = o->family;
+	s->series = o->series;
+	s->latency_ns = o->latency_ns;
+	s->key = o->key;
+	s->flags = GPULAT_REC_F_CGROUP;
+	s->cgroup_id = o->cg;
 	if (task) {
 		s->pid = BPF_CORE_READ(task, pid);
 		s->tgid = BPF_CORE_READ(task, tgid);
 		bpf_probe_read_kernel_str(s->comm, sizeof(s->comm),
 					  &task->comm);
+		s->cgroup_id = gl_cg_task_id(task);
 	}
 	/* the CPU's history as it is now: the tool names the culprits */
 	r->keeps = hist ? gl_conf.keep_history : 0;
@@ -141,19 +154,42 @@ static __noinline void gl_trace_sample(__u64 what, __u64 key, __u64 end_ns,
 }
 
 /*
- * gl_trace_check - after a program filed @latency_ns ending at @end_ns:
- * record it if it passes the family's gate.  @task: whom it happened to
- * (NULL: a device).
+ * gl_trace_check_cg - after a program filed @latency_ns ending at
+ * @end_ns: record it if it passes the family's gate.  @task: whom it
+ * happened to (NULL: a device, or a task gone by then whose cgroup is
+ * @cg).
  */
+static __always_inline void gl_trace_check_cg(__u32 family, __u32 series,
+					      __u64 key, __u64 end_ns,
+					      __u64 latency_ns,
+					      struct task_struct *task,
+					      __u32 flags, __u64 cg)
+{
+	struct gl_out o;
+
+	if (family >= GPULAT_FAM_MAX || latency_ns < gl_conf.gate[family])
+		return;
+	o.family = family;
+	o.series = series;
+	o.flags = flags;
+	o.pad = 0;
+	o.key = key;
+	o.end_ns = end_ns;
+	o.latency_ns = latency_ns;
+	o.cg = cg;
+	o.task = task;
+	gl_trace_sample(&o);
+}
+
+/* gl_trace_check - gl_trace_check_cg() with the cgroup of @task */
 static __always_inline void gl_trace_check(__u32 family, __u32 series,
 					   __u64 key, __u64 end_ns,
 					   __u64 latency_ns,
 					   struct task_struct *task,
 					   __u32 flags)
 {
-	if (family < GPULAT_FAM_MAX && latency_ns >= gl_conf.gate[family])
-		gl_trace_sample(GL_TRACE_WHAT(family, series, flags), key,
-				end_ns, latency_ns, task);
+	gl_trace_check_cg(family, series, key, end_ns, latency_ns, task,
+			  flags, 0);
 }
 
 #endif /* _GPULAT_BPF_TRACE_H */

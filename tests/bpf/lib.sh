@@ -109,10 +109,10 @@ time.sleep(1.0)
 put = 0
 le = lambda v, k: " ".join("%02x" % b for b in v.to_bytes(k, "little"))
 for a in range(1, n + 1) if mid else []:
-    # struct gl_bpf_flight: ts 1, key 0, aux 0, pad
+    # struct gl_bpf_flight: ts 1, the rest 0
     if subprocess.run(["bpftool", "map", "update", "id", mid, "key", "hex"] +
                       le(a, 8).split() + ["value", "hex"] +
-                      (le(1, 8) + " " + le(0, 16)).split(),
+                      (le(1, 8) + " " + le(0, 32)).split(),
                       capture_output=True).returncode == 0:
         put += 1
 print(put)

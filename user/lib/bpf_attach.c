@@ -237,6 +237,8 @@ int gl_bpf_family_switch(struct gl_bpf *b, uint32_t family, bool on)
 
 	if (!bf)
 		return -ENOENT;
+	if (bf->nr_rides)
+		return gl_bpf_cgroup_switch(b, on);
 	for (i = 0; i < bf->nr_tps; i++) {
 		loaded |= b->tp[family][i].prog_fd >= 0;
 		attached |= b->tp[family][i].link_fd >= 0;

@@ -64,6 +64,8 @@ static const struct gl_bpf_tp mm_tps[] = {
 	{ "mm_vmscan_direct_reclaim_begin", "gl_mm_reclaim_begin", false },
 	{ "mm_compaction_end", "gl_mm_compaction_end", true },
 	{ "mm_compaction_begin", "gl_mm_compaction_begin", true },
+	{ "mm_vmscan_memcg_reclaim_end", "gl_mm_memcg_end", true },
+	{ "mm_vmscan_memcg_reclaim_begin", "gl_mm_memcg_begin", true },
 };
 
 static const char *const mm_drops[] = GPULAT_MM_DROP_NAMES;
@@ -80,6 +82,20 @@ static const struct gl_bpf_tp nvidia_tps[] = {
 };
 
 static const char *const nvidia_drops[] = GPULAT_NV_DROP_NAMES;
+
+/* where the sched, block and mm programs file cgroup samples */
+static const struct gl_bpf_ride cgroup_rides[] = {
+	{ GPULAT_FAM_SCHED, 0 },	/* sched_switch */
+	{ GPULAT_FAM_BLOCK, 0 },	/* block_rq_complete */
+	{ GPULAT_FAM_MM, 4 },		/* mm_vmscan_memcg_reclaim_end */
+};
+
+#ifndef GPULAT_CG_DROP_NAMES	/* until gpulat_drops.h declares them */
+#define GPULAT_CG_DROP_NAMES { \
+	[GPULAT_CG_KEYS_FULL] = "cgroup.keys_full", \
+}
+#endif
+static const char *const cgroup_drops[] = GPULAT_CG_DROP_NAMES;
 
 #define TPS(t)		.tps = (t), .nr_tps = ARRAY_SIZE(t)
 #define DROPS(d)	.drops = (d), .nr_drops = ARRAY_SIZE(d)
@@ -116,13 +132,19 @@ static const struct gl_bpf_family families[GPULAT_FAM_MAX] = {
 	},
 	[GPULAT_FAM_MM] = {
 		.id = GPULAT_FAM_MM, TPS(mm_tps), DROPS(mm_drops),
-		.pcpu_base = GL_BPF_PCPU_MM, .nr_pcpu = 3,
+		.pcpu_base = GL_BPF_PCPU_MM, .nr_pcpu = 4,
 	},
 	/* every key lists its four series, as the module's */
 	[GPULAT_FAM_NVIDIA] = {
 		.id = GPULAT_FAM_NVIDIA, TPS(nvidia_tps), DROPS(nvidia_drops),
 		.keyed = "nvidia", .nr_keyed = 4,
 		.clear = gl_bpf_nv_clear, .iter_prog = "gl_nv_scan",
+	},
+	/* a key lists its four series, as the module's */
+	[GPULAT_FAM_CGROUP] = {
+		.id = GPULAT_FAM_CGROUP, DROPS(cgroup_drops),
+		.keyed = "cg", .nr_keyed = 4,
+		.rides = cgroup_rides, .nr_rides = ARRAY_SIZE(cgroup_rides),
 	},
 };
 

@@ -27,6 +27,12 @@ struct gl_bpf_tp {
 	bool optional;
 };
 
+/* A tracepoint of another family whose programs file this one's samples. */
+struct gl_bpf_ride {
+	uint32_t family;
+	unsigned int tp;	/* index in that family's tps */
+};
+
 struct gl_bpf_family {
 	uint32_t id;			/* enum gpulat_family_id; 0: none */
 	const struct gl_bpf_tp *tps;	/* GL_BPF_HIT(i) counts tps[i] */
@@ -66,6 +72,13 @@ struct gl_bpf_family {
 	 */
 	int (*clear)(struct gl_bpf *b);
 	const char *iter_prog;
+	/*
+	 * a family without programs (cgroup): switched on and off in the
+	 * settings (gl_bpf_conf.cg_on), its probes those of the programs
+	 * that file its samples; nr_tps is 0
+	 */
+	const struct gl_bpf_ride *rides;
+	unsigned int nr_rides;
 };
 
 /* bpf_nvidia.c */

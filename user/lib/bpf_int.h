@@ -55,6 +55,8 @@ int gl_bpf_map_fd(const struct gl_bpf *b, const char *name);
 int gl_bpf_conf_get(const struct gl_bpf *b, struct gl_bpf_conf *c);
 int gl_bpf_conf_put(struct gl_bpf *b, const struct gl_bpf_conf *c);
 uint64_t gl_bpf_now_ns(void);
+/* gl_bpf_cgroup_switch - the cgroup family on or off (in the settings) */
+int gl_bpf_cgroup_switch(struct gl_bpf *b, bool on);
 
 /* bpf_load.c */
 void gl_bpf_log_init(void);

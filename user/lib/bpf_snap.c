@@ -53,6 +53,7 @@ static void bs_copy(char *dst, size_t n, const char *src)
 struct bs_build {
 	struct gl_snapshot *s;
 	size_t nr_series, nr_counters, nr_probes;
+	bool rides_on;		/* the settings' cg_on */
 };
 
 static void bs_series_fill(struct gpulat_series *sr, uint32_t fam, uint32_t id,
@@ -240,6 +241,57 @@ static int bs_sweep(struct gl_bpf *b, const struct gl_bpf_family *bf)
 	return bpf_map_update_elem(sfd, &f, &n, BPF_ANY) ? -errno : 0;
 }
 
+/*
+ * bs_rides - the probes of a family without programs: the tracepoints
+ * whose programs file its samples, in their state while it is on
+ * (disabled while off), with their hits
+ */
+static int bs_rides(struct gl_bpf *b, const struct gl_bpf_family *bf,
+		    struct bs_build *bb)
+{
+	int fd = gl_bpf_map_fd(b, "gl_cnt");
+	const struct gl_bpf_family *host;
+	struct gl_bpf_cnt *v;
+	unsigned int i, cpu;
+	uint32_t f, tp;
+	uint64_t sum;
+
+	if (!bf->nr_rides)
+		return 0;
+	if (!bb->s) {
+		bb->nr_probes += bf->nr_rides;
+		return 0;
+	}
+	v = calloc(b->ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < bf->nr_rides; i++) {
+		struct gpulat_probe *p = &bb->s->probes[bb->nr_probes++];
+		const struct gl_bpf_tpst *t;
+
+		f = bf->rides[i].family;
+		tp = bf->rides[i].tp;
+		host = gl_bpf_family(f);
+		t = &b->tp[f][tp];
+		if (fd < 0 || bpf_map_lookup_elem(fd, &f, v))
+			memset(v, 0, b->ncpus * sizeof(*v));
+		for (sum = 0, cpu = 0; cpu < b->ncpus; cpu++)
+			sum += v[cpu].c[GL_BPF_HIT(tp)];
+		p->family = bf->id;
+		p->state = t->state;
+		if (!bb->rides_on && t->state == GPULAT_PROBE_ATTACHED)
+			p->state = GPULAT_PROBE_DISABLED;
+		p->error = t->state == GPULAT_PROBE_FAILED ? t->error : 0;
+		bs_copy(p->family_name, sizeof(p->family_name),
+			gl_family_name(bf->id));
+		bs_copy(p->tracepoint, sizeof(p->tracepoint),
+			host->tps[tp].tracepoint);
+		p->hits = sum;
+	}
+	free(v);
+	return 0;
+}
+
 /* bs_counters - drops summed over CPUs, and the probes with their hits */
 static int bs_counters(struct gl_bpf *b, const struct gl_bpf_family *bf,
 		       struct bs_build *bb)
@@ -291,7 +343,7 @@ static int bs_counters(struct gl_bpf *b, const struct gl_bpf_family *bf,
 		bb->nr_probes++;
 	}
 	free(v);
-	return 0;
+	return bs_rides(b, bf, bb);
 }
 
 struct bs_event {
@@ -397,6 +449,7 @@ int gl_bpf_snapshot(struct gl_bpf *b, struct gl_snapshot **out, char *err,
 	*out = NULL;
 	bs_online(&online);
 	ret = gl_bpf_conf_get(b, &c);
+	bb.rides_on = c.cg_on;
 	for (f = 1; !ret && f < GPULAT_FAM_MAX; f++) {
 		bf = gl_bpf_family(f);
 		if (bf && bf->inflight)

@@ -123,6 +123,7 @@ static int bs_conf_init(struct gl_bpf *b)
 		c.threshold[f] = fam_defaults[f].threshold_ns;
 	}
 	c.reset_ns = gl_bpf_now_ns();
+	c.cg_on = 1;	/* idle until a cgroup is watched */
 	c.ready = 1;
 	return gl_bpf_conf_put(b, &c);
 }
@@ -502,17 +503,77 @@ int gl_bpf_unpin(char *err, size_t errlen)
 	return 0;
 }
 
-/* the cgroup family's watch set (filled in by the BPF side) */
+/* --- The cgroup family --------------------------------------------------- */
+
+#define BS_CGROUP2_MAGIC	0x63677270
+
+int gl_bpf_cgroup_switch(struct gl_bpf *b, bool on)
+{
+	struct gl_bpf_conf c;
+	int ret = gl_bpf_conf_get(b, &c);
+
+	if (ret)
+		return ret;
+	c.cg_on = on;
+	c.cg_nr = on ? c.cg_set : 0;
+	return gl_bpf_conf_put(b, &c);
+}
+
+/*
+ * the watch set, in the settings: the programs match a task's cgroup by
+ * the ids and levels; the fds are only checked (cgroup2 directories, the
+ * ids theirs), since BPF keeps nothing open
+ */
 int gl_bpf_cgroup_set(struct gl_bpf *b, const struct gl_cgroup_watch *w,
 		      unsigned int n)
 {
-	(void)b; (void)w; (void)n;
-	return -EOPNOTSUPP;
+	struct gl_bpf_conf c;
+	struct statfs fs;
+	struct stat st;
+	unsigned int i;
+	int ret;
+
+	if (n > GPULAT_CG_WATCH_MAX)
+		return -E2BIG;
+	for (i = 0; i < n; i++) {
+		if (fstat(w[i].fd, &st) || fstatfs(w[i].fd, &fs))
+			return -EBADF;
+		if (fs.f_type != BS_CGROUP2_MAGIC || !S_ISDIR(st.st_mode) ||
+		    (w[i].id && w[i].id != st.st_ino) ||
+		    w[i].level >= GL_BPF_CG_LEVELS)
+			return -EINVAL;
+	}
+	ret = gl_bpf_conf_get(b, &c);
+	if (ret)
+		return ret;
+	/* nothing watched while the set changes */
+	c.cg_nr = 0;
+	ret = gl_bpf_conf_put(b, &c);
+	if (ret)
+		return ret;
+	memset(c.cg_watch, 0, sizeof(c.cg_watch));
+	for (i = 0; i < n; i++) {
+		fstat(w[i].fd, &st);
+		c.cg_watch[i].id = st.st_ino;
+		c.cg_watch[i].level = w[i].level;
+	}
+	c.cg_set = n;
+	c.cg_nr = c.cg_on ? n : 0;
+	return gl_bpf_conf_put(b, &c);
 }
 
 int gl_bpf_cgroup_get(struct gl_bpf *b, uint64_t *ids, unsigned int *n)
 {
-	(void)b; (void)ids;
+	struct gl_bpf_conf c;
+	unsigned int i;
+	int ret;
+
 	*n = 0;
-	return -EOPNOTSUPP;
+	ret = gl_bpf_conf_get(b, &c);
+	if (ret)
+		return ret;
+	for (i = 0; i < c.cg_set && i < GPULAT_CG_WATCH_MAX; i++)
+		ids[i] = c.cg_watch[i].id;
+	*n = i;
+	return 0;
 }

@@ -7,7 +7,7 @@
  * BPF left out is filled in here: who held the CPU of a wait, from the
  * copy of its CPU's history each record carries (the module's walk,
  * too long for the verifier), the culprits' comm and tgid (from /proc,
- * -1 when gone), and GPULAT_REC_LOST records from the per-CPU count of
+ * -1 when gone) and cgroup (from the history: taken as they ran), and GPULAT_REC_LOST records from the per-CPU count of
  * records the ring buffer had no room for.
  */
 #include <errno.h>
@@ -130,7 +130,7 @@ static void bs_culprits(struct gpulat_rec_sample *s,
 			const struct gl_trace_act *a, uint64_t since,
 			uint64_t start, uint64_t end)
 {
-	struct { int32_t pid; uint64_t ns; } who[GL_TRACE_SWITCHES], t;
+	struct { int32_t pid; uint64_t ns, cg; } who[GL_TRACE_SWITCHES], t;
 	unsigned int n = 0, i, j, k;
 	uint64_t upto = end, ns;
 	bool complete = false;
@@ -149,6 +149,7 @@ static void bs_culprits(struct gpulat_rec_sample *s,
 				;
 			if (j == n) {
 				who[n].pid = e->pid;
+				who[n].cg = e->cg;
 				who[n++].ns = 0;
 			}
 			who[j].ns += ns;
@@ -171,6 +172,8 @@ static void bs_culprits(struct gpulat_rec_sample *s,
 		who[j] = t;
 		c->pid = who[k].pid;
 		c->ns = who[k].ns;
+		/* its cgroup at its latest switch-in in the wait */
+		s->culprit_cgroup[k] = who[k].cg;
 		bs_name(c->pid, &c->tgid, c->comm);
 	}
 	s->nr_culprits = k;
