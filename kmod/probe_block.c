@@ -19,6 +19,13 @@
  *   BLOCK_REQUEUED  handed back by the driver or the block layer
  *   BLOCK_ISSUED    given to the driver
  *
+ * While the trace is read or a cgroup is watched, the first event also
+ * takes the cgroup (v2) of the task that runs it (current: the submitter
+ * for a request it plugs or dispatches itself; a kworker for one the
+ * block layer dispatches later, as writeback and requeues are), which
+ * the request's records carry and the cgroup family files it under
+ * (cgroup.block: first event -> complete).
+ *
  * Events of one request are serialised by the block layer (a request is
  * inserted, issued and completed one step after the other, whatever the
  * CPUs), so only the owner of an entry writes it.
@@ -37,6 +44,8 @@
 #include "gpulat.h"
 #include "gpulat_drops.h"
 #include "keyed.h"
+#include "probe_cgroup.h"
+#include "compat/cgroup.h"
 #include "compat/block.h"
 #include "trace.h"
 
@@ -165,10 +174,12 @@ static __always_inline u32 block_key(struct request *rq)
 	return idx;
 }
 
-/* block_file - file the interval from @ts to @now for @rq */
-static __always_inline void block_file(struct request *rq, u32 key_idx,
+/* block_file - file the interval from @ts to @now for @rq (entry @f) */
+static __always_inline void block_file(struct request *rq,
+				       const struct gpulat_flight *f,
 				       unsigned int kind, u64 ts, u64 now)
 {
+	u32 key_idx = f->key_idx;
 	s64 delta = now - ts;
 	unsigned int series;
 
@@ -183,8 +194,9 @@ static __always_inline void block_file(struct request *rq, u32 key_idx,
 	series = GPULAT_BLOCK_SERIES(block_op(rq), kind);
 	gpulat_ghist_record(gpulat_key_hist(&block_keyed, key_idx, series),
 			    delta);
-	gpulat_trace_check(GPULAT_FAM_BLOCK, series,
-			   block_keyed.keys[key_idx].key, now, delta, NULL, 0);
+	gpulat_trace_check_cg(GPULAT_FAM_BLOCK, series,
+			      block_keyed.keys[key_idx].key, now, delta,
+			      f->cg_id);
 }
 
 /*
@@ -209,6 +221,13 @@ block_start(struct request *rq, u32 state, u64 now)
 		block_count(GPULAT_BLOCK_EXPIRED);
 	f->key_idx = block_key(rq);
 	f->aux = state;
+	f->cg_id = 0;
+	f->t0 = now;
+	f->cg_key = GPULAT_CG_NO_KEY;
+	if (unlikely(gpulat_trace_on() || gpulat_cg_watching())) {
+		f->cg_id = gpulat_task_cgroup_id(current);
+		f->cg_key = gpulat_cg_key_current();
+	}
 	return f;
 }
 
@@ -243,7 +262,7 @@ static void block_probe_issue(GPULAT_BLOCK_RQ_ARGS)
 	/* stamped and filed with interrupts off: the trace stays in order */
 	local_irq_save(flags);
 	now = ktime_get_mono_fast_ns();
-	block_file(rq, f->key_idx, GPULAT_BLOCK_QUEUE, READ_ONCE(f->ts), now);
+	block_file(rq, f, GPULAT_BLOCK_QUEUE, READ_ONCE(f->ts), now);
 	WRITE_ONCE(f->ts, now);
 	local_irq_restore(flags);
 	f->aux = BLOCK_ISSUED;
@@ -262,7 +281,7 @@ static void block_probe_complete(GPULAT_BLOCK_COMPLETE_ARGS)
 {
 	struct gpulat_flight *f;
 	unsigned long flags;
-	u64 ts;
+	u64 ts, now;
 
 	block_count(BLOCK_HIT_COMPLETE);
 	f = gpulat_flight_find(&block_flight, (unsigned long)rq);
@@ -282,8 +301,10 @@ static void block_probe_complete(GPULAT_BLOCK_COMPLETE_ARGS)
 	ts = READ_ONCE(f->ts);
 	/* stamped and filed with interrupts off: the trace stays in order */
 	local_irq_save(flags);
-	block_file(rq, f->key_idx, GPULAT_BLOCK_DEVICE, ts,
-		   ktime_get_mono_fast_ns());
+	now = ktime_get_mono_fast_ns();
+	block_file(rq, f, GPULAT_BLOCK_DEVICE, ts, now);
+	if (now >= f->t0)
+		gpulat_cg_key(f->cg_key, GPULAT_CG_BLOCK, now - f->t0);
 	local_irq_restore(flags);
 	gpulat_flight_release(f);
 }
