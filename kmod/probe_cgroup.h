@@ -25,7 +25,7 @@ void gpulat_cg_file_key(u32 key_idx, unsigned int series, u64 ns);
 
 static __always_inline bool gpulat_cg_watching(void)
 {
-	return unlikely(READ_ONCE(gpulat_cg_live) != NULL);
+	return unlikely(!!READ_ONCE(gpulat_cg_live));
 }
 
 /* gpulat_cg_task - @t waited @ns: file it if its cgroup is watched */

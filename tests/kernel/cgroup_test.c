@@ -642,4 +642,32 @@ TEST_F(cg, keys_full_counted)
 	EXPECT_LT(0, full);
 }
 
-TEST_HARNESS_MAIN
+/*
+ * cgroup_test --watch DIR...: only set the watch set (fault_test.sh walks
+ * the fallible steps of a SET with it); prints the error, exits 1
+ */
+static int watch_main(int n, char **dirs)
+{
+	char err[256];
+	int fd, ret;
+
+	fd = gl_open(err, sizeof(err));
+	if (fd < 0) {
+		fprintf(stderr, "cgroup_test: %s\n", err);
+		return 1;
+	}
+	ret = watch(fd, (const char **)dirs, n);
+	close(fd);
+	if (ret) {
+		fprintf(stderr, "cgroup_test: watch: %s\n", strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "--watch"))
+		return watch_main(argc - 2, argv + 2);
+	return test_harness_run(argc, argv);
+}
