@@ -166,16 +166,6 @@ struct gpulat_flight {
 	u64 ts;
 	u32 key_idx;
 	u32 aux;
-	/*
-	 * block only, set at the first event while the trace is read or a
-	 * cgroup is watched (else 0 and GPULAT_CG_NO_KEY): the cgroup (v2)
-	 * id of the task that ran it, the time, and that cgroup's key in
-	 * the cgroup family if watched
-	 */
-	u64 cg_id;
-	u64 t0;
-	u32 cg_key;
-	u32 pad;
 };
 
 struct gpulat_inflight {

@@ -41,6 +41,7 @@
 #include <linux/timekeeping.h>
 #include <trace/events/block.h>
 
+#include "fault.h"
 #include "gpulat.h"
 #include "gpulat_drops.h"
 #include "keyed.h"
@@ -82,6 +83,28 @@ MODULE_PARM_DESC(block_inflight,
 
 static struct block_pcpu __percpu *block_pc;
 static struct gpulat_inflight block_flight;
+
+/*
+ * Beside each in-flight entry (same index), set at the request's first
+ * event: the cgroup (v2) id of the task that ran it (0: not taken, the
+ * trace unread and no cgroup watched), that cgroup's key in the cgroup
+ * family (GPULAT_CG_NO_KEY: not watched), and the time.  Apart from the
+ * entries, which the net family shares, so that only block pays for it.
+ */
+struct block_cg {
+	u64 cg_id;
+	u64 t0;
+	u32 cg_key;
+	u32 pad;
+};
+
+static struct block_cg *block_cgs;
+
+static __always_inline struct block_cg *
+block_cg_of(const struct gpulat_flight *f)
+{
+	return &block_cgs[f - block_flight.e];
+}
 
 #define BLOCK_QUEUE_WHAT	"block_rq_insert -> block_rq_issue"
 #define BLOCK_DEVICE_WHAT	"block_rq_issue -> block_rq_complete"
@@ -196,7 +219,7 @@ static __always_inline void block_file(struct request *rq,
 			    delta);
 	gpulat_trace_check_cg(GPULAT_FAM_BLOCK, series,
 			      block_keyed.keys[key_idx].key, now, delta,
-			      f->cg_id);
+			      block_cg_of(f)->cg_id);
 }
 
 /*
@@ -211,6 +234,7 @@ block_start(struct request *rq, u32 state, u64 now)
 {
 	enum gpulat_claim how;
 	struct gpulat_flight *f;
+	struct block_cg *c;
 
 	f = gpulat_flight_claim(&block_flight, (unsigned long)rq, now, &how);
 	if (unlikely(!f)) {
@@ -221,12 +245,13 @@ block_start(struct request *rq, u32 state, u64 now)
 		block_count(GPULAT_BLOCK_EXPIRED);
 	f->key_idx = block_key(rq);
 	f->aux = state;
-	f->cg_id = 0;
-	f->t0 = now;
-	f->cg_key = GPULAT_CG_NO_KEY;
+	c = block_cg_of(f);
+	c->cg_id = 0;
+	c->t0 = now;
+	c->cg_key = GPULAT_CG_NO_KEY;
 	if (unlikely(gpulat_trace_on() || gpulat_cg_watching())) {
-		f->cg_id = gpulat_task_cgroup_id(current);
-		f->cg_key = gpulat_cg_key_current();
+		c->cg_id = gpulat_task_cgroup_id(current);
+		c->cg_key = gpulat_cg_key_current();
 	}
 	return f;
 }
@@ -280,6 +305,7 @@ static void block_probe_issue(GPULAT_BLOCK_RQ_ARGS)
 static void block_probe_complete(GPULAT_BLOCK_COMPLETE_ARGS)
 {
 	struct gpulat_flight *f;
+	struct block_cg *c;
 	unsigned long flags;
 	u64 ts, now;
 
@@ -303,8 +329,9 @@ static void block_probe_complete(GPULAT_BLOCK_COMPLETE_ARGS)
 	local_irq_save(flags);
 	now = ktime_get_mono_fast_ns();
 	block_file(rq, f, GPULAT_BLOCK_DEVICE, ts, now);
-	if (now >= f->t0)
-		gpulat_cg_key(f->cg_key, GPULAT_CG_BLOCK, now - f->t0);
+	c = block_cg_of(f);
+	if (now >= c->t0)
+		gpulat_cg_key(c->cg_key, GPULAT_CG_BLOCK, now - c->t0);
 	local_irq_restore(flags);
 	gpulat_flight_release(f);
 }
@@ -366,9 +393,15 @@ static int block_init(struct gpulat_family *fam, void __percpu *pcpu)
 	ret = gpulat_inflight_alloc(&block_flight, n, BLOCK_EXPIRE_NS);
 	if (ret)
 		return ret;
+	block_cgs = gl_kvcalloc((size_t)1 << block_flight.bits,
+				sizeof(*block_cgs));
+	if (!block_cgs) {
+		gpulat_inflight_free(&block_flight);
+		return -ENOMEM;
+	}
 	block_pc = pcpu;
 	fam->extra_bytes += ((size_t)1 << block_flight.bits) *
-			    sizeof(*block_flight.e);
+			    (sizeof(*block_flight.e) + sizeof(*block_cgs));
 	return 0;
 }
 
@@ -379,6 +412,8 @@ static void block_clear(struct gpulat_family *fam)
 
 static void block_exit(struct gpulat_family *fam)
 {
+	gl_kvfree(block_cgs);
+	block_cgs = NULL;
 	gpulat_inflight_free(&block_flight);
 }
 
