@@ -266,7 +266,8 @@ extern unsigned int gpulat_nr_families;
  * (Documentation/robustness.rst tells what each guards and why):
  *
  *   gpulat_lock (mutex, registry.c)      snapshot, reset, family switches,
- *                                        debugfs family files; inside it
+ *                                        debugfs family files, the cgroup
+ *                                        watch set; inside it
  *                                        tracepoints_mutex, the jump label
  *                                        lock, RCU, nv_set_lock
  *   gpulat_trace_lock (mutex, trace.c)   trace readers, thresholds; never
