@@ -282,6 +282,32 @@ TEST_F(cg, ioctl_set_get_and_errors)
 	EXPECT_EQ(0, n);
 }
 
+/* debugfs lists the watched cgroups by id and path */
+TEST_F(cg, debugfs_lists_the_set)
+{
+	const char *paths[] = { CG_TOP "/A", CG_TOP "/B" };
+	char buf[4096], line[96];
+	ssize_t n;
+	int fd;
+
+	ASSERT_EQ(0, watch(self->fd, paths, 2));
+	fd = open("/sys/kernel/debug/gpulat/cgroups", O_RDONLY);
+	if (fd < 0)
+		SKIP(return, "no debugfs: %s", strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	buf[n] = '\0';
+	TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "watched cgroups 2"));
+	snprintf(line, sizeof(line), "%llu /gl_test/A\n",
+		 (unsigned long long)self->a);
+	EXPECT_NE(NULL, strstr(buf, line));
+	snprintf(line, sizeof(line), "%llu /gl_test/B\n",
+		 (unsigned long long)self->b);
+	EXPECT_NE(NULL, strstr(buf, line));
+}
+
 /* spawn_in - vm_spawn() moved into the cgroup @path */
 static pid_t spawn_in(const char *path, const char *comm, int nice, long us)
 {
@@ -435,6 +461,54 @@ TEST_F(cg, records_equal_samples)
 	ASSERT_EQ(0, r.lost_cpu);
 	EXPECT_LE(30, r.n_a);
 	EXPECT_EQ(wa.count + pa.count, r.n_a);
+}
+
+/* wakeups_of - A's cgroup.wakeup samples over @ms with the victim running */
+static uint64_t wakeups_of(int fd, uint64_t a, int ms)
+{
+	struct gl_snapshot *s1 = snap(fd), *s2;
+	uint64_t n;
+
+	usleep(ms * 1000);
+	s2 = snap(fd);
+	n = s1 && s2 ? key_hist(s1, s2, GPULAT_CG_WAKEUP, a).count : ~0ULL;
+	gl_snapshot_free(s1);
+	gl_snapshot_free(s2);
+	return n;
+}
+
+/* the family switched off files nothing; reset zeroes its series */
+TEST_F(cg, family_off_and_reset)
+{
+	const char *paths[] = { CG_TOP "/A" };
+	struct gl_snapshot *s;
+	struct gl_hist h = { 0 };
+	uint64_t on, off, again;
+	pid_t victim;
+
+	ASSERT_EQ(0, watch(self->fd, paths, 1));
+	victim = spawn_in(paths[0], "gl_victim", 0, SLEEP_US);
+	ASSERT_LT(0, victim);
+	on = wakeups_of(self->fd, self->a, 300);
+	ASSERT_EQ(0, gl_family_switch(self->fd, GPULAT_FAM_CGROUP, false));
+	off = wakeups_of(self->fd, self->a, 300);
+	ASSERT_EQ(0, gl_family_switch(self->fd, GPULAT_FAM_CGROUP, true));
+	again = wakeups_of(self->fd, self->a, 300);
+	vm_stop(victim);
+	ASSERT_EQ(0, gl_reset(self->fd));
+	s = snap(self->fd);
+	ASSERT_NE(NULL, s);
+	gl_hist_merge_key(s, GPULAT_FAM_CGROUP, GPULAT_CG_WAKEUP, self->a,
+			  GPULAT_CPU_NONE, &h);
+	gl_snapshot_free(s);
+	TH_LOG("A's wakeups in 300 ms: on %llu, off %llu, on again %llu; after reset %llu",
+	       (unsigned long long)on, (unsigned long long)off,
+	       (unsigned long long)again, (unsigned long long)h.count);
+	EXPECT_LE(20, on);
+	EXPECT_EQ(0, off);
+	EXPECT_LE(20, again);
+	/* the victim is gone: nothing of A's after the reset */
+	EXPECT_EQ(0, h.count);
 }
 
 /* nullb_make - a null_blk disk through configfs; its /dev path into @dev */
