@@ -258,6 +258,7 @@ void gpulat_debugfs_init(void)
 		debugfs_create_file(gpulat_families[i]->name, 0400, gpulat_dir,
 				    gpulat_families[i], &gpulat_family_fops);
 	gpulat_trace_debugfs(gpulat_dir);
+	gpulat_cgroup_debugfs(gpulat_dir);
 }
 
 void gpulat_debugfs_exit(void)

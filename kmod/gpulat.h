@@ -150,10 +150,14 @@ struct gpulat_family {
 	void (*clear)(struct gpulat_family *fam);
 	/* after the probes attached: find what was there before; may be NULL */
 	void (*started)(struct gpulat_family *fam);
+	/* after the probes detached (switch off, unload); may be NULL */
+	void (*stopped)(struct gpulat_family *fam);
 	/* copy up to @max timeline events, oldest first; may be NULL */
 	unsigned int (*events)(struct gpulat_family *fam,
 			       struct gpulat_event *out, unsigned int max);
 	size_t extra_bytes;		/* memory beyond the per-CPU block */
+	/* no probes of its own: other families' probes file its samples */
+	bool no_probes;
 	bool enabled;			/* module parameter: on at load */
 	bool attached;			/* probes on; under gpulat_lock */
 	void __percpu *pcpu;		/* NULL until first switched on */
@@ -262,7 +266,8 @@ extern unsigned int gpulat_nr_families;
  * (Documentation/robustness.rst tells what each guards and why):
  *
  *   gpulat_lock (mutex, registry.c)      snapshot, reset, family switches,
- *                                        debugfs family files; inside it
+ *                                        debugfs family files, the cgroup
+ *                                        watch set; inside it
  *                                        tracepoints_mutex, the jump label
  *                                        lock, RCU, nv_set_lock
  *   gpulat_trace_lock (mutex, trace.c)   trace readers, thresholds; never
@@ -299,6 +304,13 @@ int gpulat_reset_all(void);
 
 /* snapshot.c */
 long gpulat_snapshot_to_user(void __user *buf, u64 buf_size, u64 *needed);
+
+/* probe_cgroup.c */
+struct gpulat_cgroup_req;
+struct dentry;
+long gpulat_cgroup_ioctl(struct gpulat_cgroup_req *r);
+void gpulat_cgroup_exit(void);
+void gpulat_cgroup_debugfs(struct dentry *dir);
 
 /* debugfs.c */
 void gpulat_debugfs_init(void);

@@ -57,4 +57,8 @@
 	[GPULAT_NV_XID_LOST] = "nvidia.xid_lost", \
 }
 
+#define GPULAT_CG_DROP_NAMES { \
+	[GPULAT_CG_KEYS_FULL] = "cgroup.keys_full", \
+}
+
 #endif /* _GPULAT_DROPS_H */

@@ -159,6 +159,23 @@ static long gpulat_ioc_threshold(void __user *uarg)
 	return gpulat_copy_out(uarg, &r, sizeof(r), usize);
 }
 
+static long gpulat_ioc_cgroup(void __user *uarg)
+{
+	struct gpulat_cgroup_req r;
+	u32 usize;
+	long ret;
+
+	ret = gpulat_copy_in(&r, sizeof(r), GPULAT_CGROUP_SIZE_VER0, uarg,
+			     &usize);
+	if (ret)
+		return ret;
+	ret = gpulat_cgroup_ioctl(&r);
+	if (ret)
+		return ret;
+	r.size = sizeof(r);
+	return gpulat_copy_out(uarg, &r, sizeof(r), usize);
+}
+
 static long gpulat_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
@@ -175,6 +192,8 @@ static long gpulat_ioctl(struct file *file, unsigned int cmd,
 		return gpulat_ioc_family(uarg);
 	case GPULAT_IOC_THRESHOLD:
 		return gpulat_ioc_threshold(uarg);
+	case GPULAT_IOC_CGROUP:
+		return gpulat_ioc_cgroup(uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -245,6 +264,7 @@ static int __init gpulat_init(void)
 	pr_info("loaded, ABI %u.%u\n", GPULAT_ABI_MAJOR, GPULAT_ABI_MINOR);
 	return 0;
 fail:
+	gpulat_cgroup_exit();
 	gpulat_trace_exit();
 	gpulat_fault_check_leaks("after a failed load");
 	return ret;
@@ -255,6 +275,7 @@ static void __exit gpulat_exit(void)
 	gpulat_debugfs_exit();
 	misc_deregister(&gpulat_misc);
 	gpulat_registry_exit();
+	gpulat_cgroup_exit();
 	gpulat_trace_exit();
 	gpulat_fault_check_leaks("at unload");
 }

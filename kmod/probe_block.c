@@ -19,6 +19,13 @@
  *   BLOCK_REQUEUED  handed back by the driver or the block layer
  *   BLOCK_ISSUED    given to the driver
  *
+ * While the trace is read or a cgroup is watched, the first event also
+ * takes the cgroup (v2) of the task that runs it (current: the submitter
+ * for a request it plugs or dispatches itself; a kworker for one the
+ * block layer dispatches later, as writeback and requeues are), which
+ * the request's records carry and the cgroup family files it under
+ * (cgroup.block: first event -> complete).
+ *
  * Events of one request are serialised by the block layer (a request is
  * inserted, issued and completed one step after the other, whatever the
  * CPUs), so only the owner of an entry writes it.
@@ -34,9 +41,12 @@
 #include <linux/timekeeping.h>
 #include <trace/events/block.h>
 
+#include "fault.h"
 #include "gpulat.h"
 #include "gpulat_drops.h"
 #include "keyed.h"
+#include "probe_cgroup.h"
+#include "compat/cgroup.h"
 #include "compat/block.h"
 #include "trace.h"
 
@@ -73,6 +83,28 @@ MODULE_PARM_DESC(block_inflight,
 
 static struct block_pcpu __percpu *block_pc;
 static struct gpulat_inflight block_flight;
+
+/*
+ * Beside each in-flight entry (same index), set at the request's first
+ * event: the cgroup (v2) id of the task that ran it (0: not taken, the
+ * trace unread and no cgroup watched), that cgroup's key in the cgroup
+ * family (GPULAT_CG_NO_KEY: not watched), and the time.  Apart from the
+ * entries, which the net family shares, so that only block pays for it.
+ */
+struct block_cg {
+	u64 cg_id;
+	u64 t0;
+	u32 cg_key;
+	u32 pad;
+};
+
+static struct block_cg *block_cgs;
+
+static __always_inline struct block_cg *
+block_cg_of(const struct gpulat_flight *f)
+{
+	return &block_cgs[f - block_flight.e];
+}
 
 #define BLOCK_QUEUE_WHAT	"block_rq_insert -> block_rq_issue"
 #define BLOCK_DEVICE_WHAT	"block_rq_issue -> block_rq_complete"
@@ -165,10 +197,12 @@ static __always_inline u32 block_key(struct request *rq)
 	return idx;
 }
 
-/* block_file - file the interval from @ts to @now for @rq */
-static __always_inline void block_file(struct request *rq, u32 key_idx,
+/* block_file - file the interval from @ts to @now for @rq (entry @f) */
+static __always_inline void block_file(struct request *rq,
+				       const struct gpulat_flight *f,
 				       unsigned int kind, u64 ts, u64 now)
 {
+	u32 key_idx = f->key_idx;
 	s64 delta = now - ts;
 	unsigned int series;
 
@@ -183,8 +217,9 @@ static __always_inline void block_file(struct request *rq, u32 key_idx,
 	series = GPULAT_BLOCK_SERIES(block_op(rq), kind);
 	gpulat_ghist_record(gpulat_key_hist(&block_keyed, key_idx, series),
 			    delta);
-	gpulat_trace_check(GPULAT_FAM_BLOCK, series,
-			   block_keyed.keys[key_idx].key, now, delta, NULL, 0);
+	gpulat_trace_check_cg(GPULAT_FAM_BLOCK, series,
+			      block_keyed.keys[key_idx].key, now, delta,
+			      block_cg_of(f)->cg_id);
 }
 
 /*
@@ -199,6 +234,7 @@ block_start(struct request *rq, u32 state, u64 now)
 {
 	enum gpulat_claim how;
 	struct gpulat_flight *f;
+	struct block_cg *c;
 
 	f = gpulat_flight_claim(&block_flight, (unsigned long)rq, now, &how);
 	if (unlikely(!f)) {
@@ -209,6 +245,14 @@ block_start(struct request *rq, u32 state, u64 now)
 		block_count(GPULAT_BLOCK_EXPIRED);
 	f->key_idx = block_key(rq);
 	f->aux = state;
+	c = block_cg_of(f);
+	c->cg_id = 0;
+	c->t0 = now;
+	c->cg_key = GPULAT_CG_NO_KEY;
+	if (unlikely(gpulat_trace_on() || gpulat_cg_watching())) {
+		c->cg_id = gpulat_task_cgroup_id(current);
+		c->cg_key = gpulat_cg_key_current();
+	}
 	return f;
 }
 
@@ -243,7 +287,7 @@ static void block_probe_issue(GPULAT_BLOCK_RQ_ARGS)
 	/* stamped and filed with interrupts off: the trace stays in order */
 	local_irq_save(flags);
 	now = ktime_get_mono_fast_ns();
-	block_file(rq, f->key_idx, GPULAT_BLOCK_QUEUE, READ_ONCE(f->ts), now);
+	block_file(rq, f, GPULAT_BLOCK_QUEUE, READ_ONCE(f->ts), now);
 	WRITE_ONCE(f->ts, now);
 	local_irq_restore(flags);
 	f->aux = BLOCK_ISSUED;
@@ -261,8 +305,9 @@ static void block_probe_issue(GPULAT_BLOCK_RQ_ARGS)
 static void block_probe_complete(GPULAT_BLOCK_COMPLETE_ARGS)
 {
 	struct gpulat_flight *f;
+	struct block_cg *c;
 	unsigned long flags;
-	u64 ts;
+	u64 ts, now;
 
 	block_count(BLOCK_HIT_COMPLETE);
 	f = gpulat_flight_find(&block_flight, (unsigned long)rq);
@@ -282,8 +327,11 @@ static void block_probe_complete(GPULAT_BLOCK_COMPLETE_ARGS)
 	ts = READ_ONCE(f->ts);
 	/* stamped and filed with interrupts off: the trace stays in order */
 	local_irq_save(flags);
-	block_file(rq, f->key_idx, GPULAT_BLOCK_DEVICE, ts,
-		   ktime_get_mono_fast_ns());
+	now = ktime_get_mono_fast_ns();
+	block_file(rq, f, GPULAT_BLOCK_DEVICE, ts, now);
+	c = block_cg_of(f);
+	if (now >= c->t0)
+		gpulat_cg_key(c->cg_key, GPULAT_CG_BLOCK, now - c->t0);
 	local_irq_restore(flags);
 	gpulat_flight_release(f);
 }
@@ -345,9 +393,15 @@ static int block_init(struct gpulat_family *fam, void __percpu *pcpu)
 	ret = gpulat_inflight_alloc(&block_flight, n, BLOCK_EXPIRE_NS);
 	if (ret)
 		return ret;
+	block_cgs = gl_kvcalloc((size_t)1 << block_flight.bits,
+				sizeof(*block_cgs));
+	if (!block_cgs) {
+		gpulat_inflight_free(&block_flight);
+		return -ENOMEM;
+	}
 	block_pc = pcpu;
 	fam->extra_bytes += ((size_t)1 << block_flight.bits) *
-			    sizeof(*block_flight.e);
+			    (sizeof(*block_flight.e) + sizeof(*block_cgs));
 	return 0;
 }
 
@@ -358,6 +412,8 @@ static void block_clear(struct gpulat_family *fam)
 
 static void block_exit(struct gpulat_family *fam)
 {
+	gl_kvfree(block_cgs);
+	block_cgs = NULL;
 	gpulat_inflight_free(&block_flight);
 }
 

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mm family: memory stalls per CPU, as three series.
+ * mm family: memory stalls per CPU, as four series.
  *
  *   mm.direct_reclaim  mm_vmscan_direct_reclaim_begin -> _end
  *   mm.compaction      mm_compaction_begin -> _end, for an allocation
  *   mm.compaction_bg   mm_compaction_begin -> _end, kcompactd or on request
+ *   mm.memcg_reclaim   mm_vmscan_memcg_reclaim_begin -> _end: a task
+ *                      charging a memory cgroup over memory.high or
+ *                      memory.max reclaims from it (also counted in the
+ *                      cgroup family, for a watched task)
  *
  * A sample belongs to the CPU where the stall ended.  Begin and end run in
  * the same task, which may sleep and migrate in between, so the start
  * stamp is kept per task: in one table of 2^bits pid entries, each with one
- * u64 per kind (reclaim, compaction), indexed by the low pid bits, in the
+ * u64 per kind (reclaim, compaction, memcg reclaim), indexed by the low pid bits, in the
  * layout of stamp.h; the flag bit: compaction not on behalf of an
  * allocation.
  *
@@ -36,6 +40,7 @@
 #include "fault.h"
 #include "gpulat.h"
 #include "gpulat_drops.h"
+#include "probe_cgroup.h"
 #include "stamp.h"
 #include "trace.h"
 /* before the event headers: it declares the structs their prototypes name */
@@ -52,6 +57,7 @@
 enum {
 	MM_KIND_RECLAIM,
 	MM_KIND_COMPACTION,
+	MM_KIND_MEMCG,
 	MM_NR_KINDS,
 };
 
@@ -60,11 +66,13 @@ enum {
 	MM_HIT_RECLAIM_END,
 	MM_HIT_COMPACTION_BEGIN,
 	MM_HIT_COMPACTION_END,
+	MM_HIT_MEMCG_BEGIN,
+	MM_HIT_MEMCG_END,
 	MM_NR_COUNTERS,
 };
 
 struct mm_pcpu {
-	struct gpulat_hist hist[3];	/* enum gpulat_mm_series */
+	struct gpulat_hist hist[4];	/* enum gpulat_mm_series */
 	u64 counters[MM_NR_COUNTERS];
 };
 
@@ -137,6 +145,8 @@ static __always_inline void mm_end(unsigned int kind, u64 now)
 	}
 	if (kind == MM_KIND_RECLAIM)
 		series = GPULAT_MM_DIRECT_RECLAIM;
+	else if (kind == MM_KIND_MEMCG)
+		series = GPULAT_MM_MEMCG_RECLAIM;
 	else if (old & STAMP_BG)
 		series = GPULAT_MM_COMPACTION_BG;
 	else
@@ -146,6 +156,8 @@ static __always_inline void mm_end(unsigned int kind, u64 now)
 	 * event fires in interrupt context: nothing nests into the record.
 	 */
 	gpulat_hist_record(&mm_pc->hist[series], delta);
+	if (kind == MM_KIND_MEMCG)
+		gpulat_cg_task(current, GPULAT_CG_MEMCG, delta);
 	gpulat_trace_check(GPULAT_FAM_MM, series, 0, now, delta, current, 0);
 }
 
@@ -176,6 +188,23 @@ static void mm_probe_reclaim_end(GPULAT_MM_RECLAIM_END_ARGS)
 	mm_end_now(MM_KIND_RECLAIM);
 }
 
+#if IS_ENABLED(CONFIG_MEMCG)
+/* memcg reclaim shares its class, and so its prototype, with direct's */
+static void mm_probe_memcg_begin(GPULAT_MM_RECLAIM_BEGIN_ARGS)
+{
+	u64 now = ktime_get_mono_fast_ns();
+
+	this_cpu_inc(mm_pc->counters[MM_HIT_MEMCG_BEGIN]);
+	mm_start(MM_KIND_MEMCG, 0, now);
+}
+
+static void mm_probe_memcg_end(GPULAT_MM_RECLAIM_END_ARGS)
+{
+	this_cpu_inc(mm_pc->counters[MM_HIT_MEMCG_END]);
+	mm_end_now(MM_KIND_MEMCG);
+}
+#endif
+
 #if IS_ENABLED(CONFIG_COMPACTION)
 static void mm_probe_compaction_begin(GPULAT_MM_COMPACTION_BEGIN_ARGS)
 {
@@ -200,6 +229,10 @@ static int mm_init(struct gpulat_family *fam, void __percpu *pcpu)
 	GPULAT_CHECK_PROBE(mm_vmscan_direct_reclaim_begin,
 			   mm_probe_reclaim_begin);
 	GPULAT_CHECK_PROBE(mm_vmscan_direct_reclaim_end, mm_probe_reclaim_end);
+#if IS_ENABLED(CONFIG_MEMCG)
+	GPULAT_CHECK_PROBE(mm_vmscan_memcg_reclaim_begin, mm_probe_memcg_begin);
+	GPULAT_CHECK_PROBE(mm_vmscan_memcg_reclaim_end, mm_probe_memcg_end);
+#endif
 #if IS_ENABLED(CONFIG_COMPACTION)
 	GPULAT_CHECK_PROBE(mm_compaction_begin, mm_probe_compaction_begin);
 	GPULAT_CHECK_PROBE(mm_compaction_end, mm_probe_compaction_end);
@@ -239,6 +272,12 @@ static struct gpulat_tp mm_tps[] = {
 	  .probe = mm_probe_reclaim_end, .hit_idx = MM_HIT_RECLAIM_END },
 	{ .name = "mm_vmscan_direct_reclaim_begin",
 	  .probe = mm_probe_reclaim_begin, .hit_idx = MM_HIT_RECLAIM_BEGIN },
+#if IS_ENABLED(CONFIG_MEMCG)
+	{ .name = "mm_vmscan_memcg_reclaim_end",
+	  .probe = mm_probe_memcg_end, .hit_idx = MM_HIT_MEMCG_END },
+	{ .name = "mm_vmscan_memcg_reclaim_begin",
+	  .probe = mm_probe_memcg_begin, .hit_idx = MM_HIT_MEMCG_BEGIN },
+#endif
 #if IS_ENABLED(CONFIG_COMPACTION)
 	{ .name = "mm_compaction_end",
 	  .probe = mm_probe_compaction_end, .hit_idx = MM_HIT_COMPACTION_END },
@@ -255,6 +294,8 @@ static const struct gpulat_series_desc mm_series[] = {
 	  .what = "mm_compaction_begin -> _end, allocating task" },
 	{ .id = GPULAT_MM_COMPACTION_BG, .name = "mm.compaction_bg",
 	  .what = "mm_compaction_begin -> _end, kcompactd or on request" },
+	{ .id = GPULAT_MM_MEMCG_RECLAIM, .name = "mm.memcg_reclaim",
+	  .what = "mm_vmscan_memcg_reclaim_begin -> _end" },
 };
 
 static const char * const mm_drop_names[] = GPULAT_MM_DROP_NAMES;
@@ -278,4 +319,4 @@ struct gpulat_family gpulat_mm_family = {
 };
 
 module_param_named(mm, gpulat_mm_family.enabled, bool, 0444);
-MODULE_PARM_DESC(mm, "memory stall family: direct reclaim, compaction (default on)");
+MODULE_PARM_DESC(mm, "memory stall family: direct and memcg reclaim, compaction (default on)");

@@ -18,6 +18,7 @@
 #include <linux/timekeeping.h>
 
 #include "gpulat.h"
+#include "probe_cgroup.h"
 #include "stamp.h"
 #include "trace.h"
 #include "compat/sched.h"
@@ -118,6 +119,8 @@ static __always_inline void sched_end(struct task_struct *p, u64 now)
 	series = old & SCHED_PREEMPT ? GPULAT_SCHED_PREEMPT :
 				       GPULAT_SCHED_WAKEUP;
 	gpulat_hist_record(&gpulat_sched_pc->hist[series], delta);
+	/* the same series ids in both families: the task that waited */
+	gpulat_cg_task(p, series, delta);
 	gpulat_trace_check(GPULAT_FAM_SCHED, series, 0, now, delta, p,
 			   GPULAT_OUT_CPU_WAIT);
 }

@@ -283,9 +283,11 @@ int gpulat_family_switch(struct gpulat_family *fam, bool on)
 		fam->attached = false;
 		gpulat_keeps_update();
 		tracepoint_synchronize_unregister();
+		if (fam->stopped)
+			fam->stopped(fam);
 		return 0;
 	}
-	if (!fam->nr_tps)
+	if (!fam->nr_tps && !fam->no_probes)
 		return -ENODEV;
 	ret = gpulat_family_alloc(fam);
 	if (ret)
@@ -340,8 +342,12 @@ void gpulat_registry_exit(void)
 
 	mutex_lock(&gpulat_lock);
 	for (i = 0; i < gpulat_nr_families; i++) {
-		gpulat_family_detach(gpulat_families[i]);
-		gpulat_families[i]->attached = false;
+		struct gpulat_family *fam = gpulat_families[i];
+
+		gpulat_family_detach(fam);
+		if (fam->attached && fam->stopped)
+			fam->stopped(fam);
+		fam->attached = false;
 	}
 	gpulat_keeps_update();
 	mutex_unlock(&gpulat_lock);

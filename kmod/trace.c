@@ -44,6 +44,7 @@
 #include <linux/sysfs.h>
 #include <linux/wait.h>
 
+#include "compat/cgroup.h"
 #include "compat/irq_work.h"
 #include "fault.h"
 #include "trace_int.h"
@@ -210,8 +211,12 @@ static void trace_put(union gpulat_rec *rec)
 	local_irq_restore(flags);
 }
 
-/* trace_name - pid, tgid and comm of the task with global @pid, if alive */
-static void trace_name(s32 pid, s32 *tgid, char comm[GPULAT_COMM_LEN])
+/*
+ * trace_name - pid, tgid, comm and cgroup (v2) id of the task with global
+ * @pid, if alive: its cgroup now, at the record, not during the wait
+ */
+static void trace_name(s32 pid, s32 *tgid, char comm[GPULAT_COMM_LEN],
+		       u64 *cgroup_id)
 {
 	struct task_struct *t;
 
@@ -222,6 +227,7 @@ static void trace_name(s32 pid, s32 *tgid, char comm[GPULAT_COMM_LEN])
 		/* as trace events do: no lock, a concurrent rename may tear */
 		memcpy(comm, t->comm, GPULAT_COMM_LEN);
 		comm[GPULAT_COMM_LEN - 1] = '\0';
+		*cgroup_id = gpulat_task_cgroup_id(t);
 	} else {
 		*tgid = -1;
 	}
@@ -312,7 +318,7 @@ static void trace_culprits(struct gpulat_rec_sample *s,
 		swap(who[k], who[j]);
 		c->pid = who[k].pid;
 		c->ns = who[k].ns;
-		trace_name(c->pid, &c->tgid, c->comm);
+		trace_name(c->pid, &c->tgid, c->comm, &s->culprit_cgroup[k]);
 	}
 	s->nr_culprits = k;
 	s->other_ns = end - start - (s->culprits[0].ns + s->culprits[1].ns +
@@ -322,10 +328,11 @@ static void trace_culprits(struct gpulat_rec_sample *s,
 
 /*
  * gpulat_trace_sample - record an outlier; the slow path, taken only for
- * samples over an open gate
+ * samples over an open gate.  The record's cgroup is @task's when there
+ * is a task, else @cgroup_id.
  */
 void gpulat_trace_sample(u32 family, u32 series, u64 key, u64 end_ns,
-			 u64 latency_ns, struct task_struct *task,
+			 u64 latency_ns, struct task_struct *task, u64 cgroup_id,
 			 unsigned int flags)
 {
 	union gpulat_rec rec = { };
@@ -340,14 +347,18 @@ void gpulat_trace_sample(u32 family, u32 series, u64 key, u64 end_ns,
 		return;
 	}
 
-	s->hdr.size = sizeof(*s);
+	BUILD_BUG_ON(sizeof(*s) != GPULAT_REC_SAMPLE_SIZE_VER1);
+	s->hdr.size = GPULAT_REC_SAMPLE_SIZE_VER1;
 	s->hdr.type = GPULAT_REC_SAMPLE;
 	s->hdr.time_ns = end_ns;
 	s->family = family;
 	s->series = series;
 	s->latency_ns = latency_ns;
 	s->key = key;
+	s->flags = GPULAT_REC_F_CGROUP;
+	s->cgroup_id = cgroup_id;
 	if (task) {
+		s->cgroup_id = gpulat_task_cgroup_id(task);
 		s->pid = task->pid;
 		s->tgid = task->tgid;
 		memcpy(s->comm, task->comm, GPULAT_COMM_LEN);

@@ -106,13 +106,13 @@ static __always_inline void gpulat_trace_softirq_span(u64 now, u64 ns)
 #define GPULAT_OUT_CPU_WAIT	0x1	/* a wait for this CPU: name who held it */
 
 void gpulat_trace_sample(u32 family, u32 series, u64 key, u64 end_ns,
-			 u64 latency_ns, struct task_struct *task,
+			 u64 latency_ns, struct task_struct *task, u64 cgroup_id,
 			 unsigned int flags);
 
 /*
  * gpulat_trace_check - after a probe filed @latency_ns ending at @end_ns:
  * record it if it passes the family's gate.  @task is whom it happened
- * to (NULL: nobody, a device).
+ * to (NULL: nobody, a device); the record carries its cgroup.
  */
 static __always_inline void gpulat_trace_check(u32 family, u32 series,
 					       u64 key, u64 end_ns,
@@ -122,7 +122,21 @@ static __always_inline void gpulat_trace_check(u32 family, u32 series,
 {
 	if (gpulat_trace_over(family, latency_ns))
 		gpulat_trace_sample(family, series, key, end_ns, latency_ns,
-				    task, flags);
+				    task, 0, flags);
+}
+
+/*
+ * gpulat_trace_check_cg - the same for a sample with no task at its end
+ * (a block request), whose record carries @cgroup_id instead (0: none)
+ */
+static __always_inline void gpulat_trace_check_cg(u32 family, u32 series,
+						  u64 key, u64 end_ns,
+						  u64 latency_ns,
+						  u64 cgroup_id)
+{
+	if (gpulat_trace_over(family, latency_ns))
+		gpulat_trace_sample(family, series, key, end_ns, latency_ns,
+				    NULL, cgroup_id, 0);
 }
 
 void gpulat_trace_event(const struct gpulat_event *ev);

@@ -176,8 +176,10 @@ enum gpulat_mm_series {
 	GPULAT_MM_DIRECT_RECLAIM = 0,	/* mm_vmscan_direct_reclaim_begin -> _end */
 	GPULAT_MM_COMPACTION	= 1,	/* mm_compaction_begin -> _end, direct */
 	GPULAT_MM_COMPACTION_BG	= 2,	/* mm_compaction_begin -> _end, other */
-	/* since ABI 1.3: reclaim by a task charging a memory cgroup over
-	 * its memory.high or memory.max */
+	/*
+	 * since ABI 1.3: reclaim by a task charging a memory cgroup over
+	 * its memory.high or memory.max
+	 */
 	GPULAT_MM_MEMCG_RECLAIM	= 3,	/* mm_vmscan_memcg_reclaim_begin -> _end */
 };
 

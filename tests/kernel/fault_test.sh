@@ -11,7 +11,7 @@
 set -u
 MOD=/gpulat/modules/gpulat_fault.ko
 P=/sys/module/gpulat_fault/parameters
-ALL_OFF="sched=0 block=0 net=0 irq=0 softirq=0 nvidia=0 mm=0"
+ALL_OFF="sched=0 block=0 net=0 irq=0 softirq=0 nvidia=0 mm=0 cgroup=0"
 MAX=200
 n=0
 fail=0
@@ -25,7 +25,7 @@ if [ ! -f "$MOD" ]; then
 	echo "1..0 # SKIP no $MOD (scripts/build-module builds it)"
 	exit 0
 fi
-echo "1..13"
+echo "1..15"
 
 # gpulat.ko holds /dev/gpulat: out of the way, and back at the end
 loaded=""
@@ -113,7 +113,7 @@ else
 fi
 
 # Run-time enable of each family, from a module loaded with all off.
-for fam in sched block net irq softirq nvidia mm; do
+for fam in sched block net irq softirq nvidia mm cgroup; do
 	walk "enable $fam" "$ALL_OFF" "gpulat enable $fam" 2
 done
 
@@ -126,6 +126,16 @@ walk "first trace reader" "" \
 walk "reset" "" "gpulat reset" 2
 # a debugfs read (its scratch histograms)
 walk "debugfs read" "" "cat /sys/kernel/debug/gpulat/sched >/dev/null" 1
+# the cgroup watch set: the set, then a reference on each cgroup (the VM
+# mounts cgroup2 at /sys/fs/cgroup)
+CG=/sys/fs/cgroup
+if [ -x /gpulat/tests/cgroup_test ] && mkdir -p $CG/gl_fault_a $CG/gl_fault_b; then
+	walk "cgroup watch" "" \
+		"/gpulat/tests/cgroup_test --watch $CG/gl_fault_a $CG/gl_fault_b" 3
+	rmdir $CG/gl_fault_a $CG/gl_fault_b
+else
+	ok "cgroup watch # SKIP no cgroup_test or no cgroup2 at $CG"
+fi
 
 # A snapshot allocates nothing: no step of it can fail.
 insmod "$MOD"

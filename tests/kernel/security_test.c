@@ -94,6 +94,8 @@ struct unpriv {
 	int reset;
 	int family_off;
 	int family_on;
+	int cgroup_get;		/* GPULAT_IOC_CGROUP read, then SET (none) */
+	int cgroup_set;
 	int read_err;		/* 0: data came, else the errno of read() */
 	ssize_t read_bytes;
 	int poll_err;		/* 0, or errno of poll() */
@@ -152,6 +154,13 @@ static bool try_requests(int fd, struct unpriv *u)
 	/* on (it is on already), then off: last, so that it would show */
 	u->family_on = -gl_family_switch(fd, GPULAT_FAM_SCHED, true);
 	u->family_off = -gl_family_switch(fd, GPULAT_FAM_SCHED, false);
+	{
+		uint64_t ids[GPULAT_CG_WATCH_MAX];
+		unsigned int nr;
+
+		u->cgroup_get = -gl_cgroup_get(fd, ids, &nr);
+		u->cgroup_set = -gl_cgroup_set(fd, NULL, 0);
+	}
 
 	/* the trace: poll() and a read() that does not wait */
 	if (poll(&p, 1, 0) < 0)
@@ -355,6 +364,10 @@ static void expect_reads_only(struct __test_metadata *_metadata,
 		TH_LOG("FAMILY off: %s", strerror(u->family_off));
 	EXPECT_EQ(EPERM, u->family_on)
 		TH_LOG("FAMILY on: %s", strerror(u->family_on));
+	EXPECT_EQ(0, u->cgroup_get)
+		TH_LOG("CGROUP get: %s", strerror(u->cgroup_get));
+	EXPECT_EQ(EPERM, u->cgroup_set)
+		TH_LOG("CGROUP set: %s", strerror(u->cgroup_set));
 }
 
 /* run_child - @fn(@u) in a child; its wait status */
