@@ -90,11 +90,6 @@ static const struct gl_bpf_ride cgroup_rides[] = {
 	{ GPULAT_FAM_MM, 4 },		/* mm_vmscan_memcg_reclaim_end */
 };
 
-#ifndef GPULAT_CG_DROP_NAMES	/* until gpulat_drops.h declares them */
-#define GPULAT_CG_DROP_NAMES { \
-	[GPULAT_CG_KEYS_FULL] = "cgroup.keys_full", \
-}
-#endif
 static const char *const cgroup_drops[] = GPULAT_CG_DROP_NAMES;
 
 #define TPS(t)		.tps = (t), .nr_tps = ARRAY_SIZE(t)
