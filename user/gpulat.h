@@ -47,7 +47,8 @@ enum gpulat_exit {
 	X(REPORT, report) \
 	X(ATTACH, attach) \
 	X(DETACH, detach) \
-	X(SERVE, serve)
+	X(SERVE, serve) \
+	X(DRILL, drill)
 
 enum gpulat_cmd {
 	GPULAT_CMD_NONE,
@@ -66,6 +67,7 @@ enum gpulat_args {
 	GPULAT_ARGS_NONE,	/* none */
 	GPULAT_ARGS_FAMILIES,	/* FAMILY..., at least one (enable, disable) */
 	GPULAT_ARGS_HIST,	/* [FAMILY...] [INTERVAL [COUNT]] */
+	GPULAT_ARGS_DRILL,	/* cpu|disk|net|irq, exactly one (drill) */
 };
 
 /* One command: what dispatch, help and parsing need of it. */
@@ -152,6 +154,10 @@ struct gpulat_opts {
 	unsigned long flight_keep;	/* --flight-keep */
 	/* --trigger FAMILY=DURATION: the recorder's outlier bound, ns */
 	uint64_t triggers[GPULAT_FAM_MAX];
+	/* drill: its kind (enum drill_kind), --target, --force */
+	int drill;
+	const char *target;
+	bool force;
 };
 
 /* Softirq vectors (the kernel's enum, stable) that gpulat hist net adds. */
