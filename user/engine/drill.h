@@ -205,8 +205,11 @@ int drill_which(const char *name, char *buf, size_t len);
  * from their affinity in /proc; the task's name in @who
  */
 bool drill_nvidia_cpu(unsigned int cpu, char *who, size_t len);
-/* drill_fork - a child that dies with the drill and after @bound_s */
-pid_t drill_fork(double bound_s);
+/*
+ * drill_fork - a child named @comm ("gldrill-hog": ps tells it) that dies
+ * with the drill, and by SIGALRM @bound_s + 5 s after it started
+ */
+pid_t drill_fork(double bound_s, const char *comm);
 /* drill_pin - pin the calling task on @cpu; 0 or -errno */
 int drill_pin(unsigned int cpu);
 

@@ -84,7 +84,7 @@ static pid_t drill_cpu_child(struct drill *d, bool hog, int nice)
 	volatile unsigned long spin = 0;
 	pid_t pid;
 
-	pid = drill_fork(d->duration_s);
+	pid = drill_fork(d->duration_s, hog ? "gldrill-hog" : "gldrill-victim");
 	if (pid)
 		return pid;
 	if (drill_pin(dc->cpu) || setpriority(PRIO_PROCESS, 0, nice))

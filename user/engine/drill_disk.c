@@ -136,7 +136,7 @@ static pid_t drill_disk_reader(struct drill *d, int fd)
 	off_t off = 0;
 	pid_t pid;
 
-	pid = drill_fork(d->duration_s);
+	pid = drill_fork(d->duration_s, "gldrill-reader");
 	if (pid)
 		return pid;
 	if (posix_memalign(&buf, NULLB_BLOCK, NULLB_BLOCK))

@@ -188,7 +188,7 @@ static pid_t drill_net_sender(struct drill *d, struct drill_net *dn)
 	pid_t pid;
 	int s;
 
-	pid = drill_fork(d->duration_s);
+	pid = drill_fork(d->duration_s, "gldrill-sender");
 	if (pid)
 		return pid;
 	inet_pton(AF_INET, dn->addr_far, &to.sin_addr);

@@ -203,7 +203,7 @@ bool drill_nvidia_cpu(unsigned int cpu, char *who, size_t len)
 	return hit;
 }
 
-pid_t drill_fork(double bound_s)
+pid_t drill_fork(double bound_s, const char *comm)
 {
 	pid_t parent = getpid(), pid;
 
@@ -218,6 +218,7 @@ pid_t drill_fork(double bound_s)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGALRM, SIG_DFL);
 	alarm((unsigned int)bound_s + 5);
+	prctl(PR_SET_NAME, comm);
 	return 0;
 }
 
