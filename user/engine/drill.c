@@ -70,43 +70,57 @@ int drill_check(struct drill *d)
 /* the threshold put back by the cleanup stack */
 static struct {
 	struct gl_source *src;
-	struct watch *w;
-	uint64_t set, old[GPULAT_FAM_MAX];
+	uint32_t family;
+	uint64_t old, ours;
 } drill_thr;
 
+/* drill_undo_threshold - put it back, unless somebody changed it since */
 static int drill_undo_threshold(struct drill_undo *u)
 {
+	uint64_t now = 0;
+	int ret;
+
 	(void)u;
-	watch_end_thresholds(drill_thr.src, drill_thr.w, drill_thr.set,
-			     drill_thr.old);
-	return 0;
+	ret = gl_source_threshold(drill_thr.src, drill_thr.family, false, &now);
+	if (ret || now != drill_thr.ours)
+		return ret;
+	return gl_source_threshold(drill_thr.src, drill_thr.family, true,
+				   &drill_thr.old);
 }
 
-/* drill_lower - the family's threshold down to what the drill needs */
+/*
+ * drill_lower - the thresholds in effect (a family the source does not
+ * know, an older module's, counts as off), the drill's family's lowered
+ * to what the drill needs
+ */
 static int drill_lower(struct drill *d, struct gl_source *src,
 		       struct watch *w)
 {
-	uint64_t given[GPULAT_FAM_MAX] = { 0 }, now = 0;
 	uint32_t f = d->expect.family;
+	uint64_t ns;
 	int ret;
 
-	memset(&drill_thr, 0, sizeof(drill_thr));
-	drill_thr.src = src;
-	drill_thr.w = w;
-	ret = gl_source_threshold(src, f, false, &now);
-	if (!ret && (!now || now > d->expect.threshold_ns)) {
-		given[f] = d->expect.threshold_ns;
-		drill_thr.set = 1ULL << f;
+	for (ns = 1; ns < GPULAT_FAM_MAX; ns++) {
+		ret = gl_source_threshold(src, ns, false, &w->thresholds[ns]);
+		if (ret == -ENOTTY)
+			return 0;	/* no trace: judged so */
+		if (ret)
+			w->thresholds[ns] = 0;
 	}
-	ret = watch_begin_thresholds(src, w, given, drill_thr.set,
-				     drill_thr.old, stderr);
+	w->trace_ok = true;
+	ns = w->thresholds[f];
+	if (ns && ns <= d->expect.threshold_ns)
+		return 0;
+	drill_thr = (typeof(drill_thr)){ .src = src, .family = f, .old = ns,
+					 .ours = d->expect.threshold_ns };
+	ret = gl_source_threshold(src, f, true, &drill_thr.ours);
 	if (ret)
 		return drill_set(d, DRILL_FAIL, "cannot set the %s threshold: %s",
 				 gl_family_name(f), strerror(-ret));
-	if (drill_thr.set &&
-	    !drill_push(&d->undo, drill_undo_threshold, NULL,
+	w->thresholds[f] = drill_thr.ours;
+	if (!drill_push(&d->undo, drill_undo_threshold, NULL,
 			"%s trace threshold lowered to %.0f ms",
-			gl_family_name(f), d->expect.threshold_ns / 1e6))
+			gl_family_name(f), drill_thr.ours / 1e6))
 		return drill_set(d, DRILL_FAIL, "too many things to undo");
 	return 0;
 }
