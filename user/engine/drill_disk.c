@@ -53,10 +53,19 @@ static int drill_disk_check(struct drill *d)
 
 static int drill_undo_module(struct drill_undo *u)
 {
+	const struct timespec tick = { 0, 100000000 };
 	char why[160];
 	char *argv[] = { u->arg, "-r", "null_blk", NULL };
+	int i;
 
-	return drill_cmd(argv, why, sizeof(why)) ? -EBUSY : 0;
+	/* the removed disk may hold the module a moment longer */
+	for (i = 0; i < 30; i++) {
+		if (!drill_cmd(argv, why, sizeof(why)) ||
+		    !drill_exists("/sys/module/null_blk"))
+			return 0;
+		nanosleep(&tick, NULL);
+	}
+	return -EBUSY;
 }
 
 static int drill_undo_nullb(struct drill_undo *u)
