@@ -138,11 +138,17 @@ static int drill_disk_make(struct drill *d, struct drill_disk *dd)
 	return 0;
 }
 
+/*
+ * Readers, each with one request in flight: as many as the device's
+ * queue depth, so that its waits outweigh a slow emulated host's others.
+ */
+#define NULLB_READERS	4
+
 /* drill_disk_reader - O_DIRECT 4 KiB reads of the device, one at a time */
-static pid_t drill_disk_reader(struct drill *d, int fd)
+static pid_t drill_disk_reader(struct drill *d, int fd, int k)
 {
+	off_t off = (off_t)k * 1021 * NULLB_BLOCK;
 	void *buf;
-	off_t off = 0;
 	pid_t pid;
 
 	pid = drill_fork(d->duration_s, "gldrill-reader");
@@ -188,17 +194,21 @@ static int drill_disk_inject(struct drill *d)
 		return drill_set(d, DRILL_FAIL, "open %s: %s", dev,
 				 strerror(errno));
 	d->inject_ns = drill_now_ns();
-	pid = drill_disk_reader(d, fd);
+	for (i = 0; i < NULLB_READERS; i++) {
+		pid = drill_disk_reader(d, fd, i);
+		if (pid < 0 ||
+		    !drill_push_child(&d->undo, pid, true,
+				      "reader process %d of %s", pid, dev))
+			break;
+	}
 	close(fd);
-	if (pid < 0)
-		return drill_set(d, DRILL_FAIL, "fork: %s", strerror(errno));
-	if (!drill_push_child(&d->undo, pid, true,
-			      "reader process %d of %s", pid, dev))
-		return drill_set(d, DRILL_FAIL, "too many things to undo");
+	if (i < NULLB_READERS)
+		return drill_set(d, DRILL_FAIL, "starting reader %d failed", i);
 	snprintf(d->where, sizeof(d->where), "%s", dd->disk);
 	snprintf(d->fault, sizeof(d->fault),
-		 "null_blk device %s completing each request after %lu ms, read with O_DIRECT by pid %d",
-		 dd->disk, NULLB_COMPLETION_NS / 1000000, pid);
+		 "null_blk device %s completing each request after %lu ms, read with O_DIRECT by %d readers (pids %d-%d)",
+		 dd->disk, NULLB_COMPLETION_NS / 1000000, NULLB_READERS,
+		 pid - NULLB_READERS + 1, pid);
 	return 0;
 }
 
