@@ -20,7 +20,7 @@ static const char usage_drill[] =
 "drills:\n"
 "  cpu   a hog (nice 0) and a victim sleeping 1 ms (nice 19) pinned on one\n"
 "        CPU: the last CPU no NVIDIA IRQ thread or kthread uses, or --target\n"
-"  disk  a null_blk device of its own completing requests after 20 ms,\n"
+"  disk  a null_blk device of its own completing requests after 50 ms,\n"
 "        read with O_DIRECT\n"
 "  net   a netem delay of 20 ms on a veth pair of its own, the far end in\n"
 "        a network namespace of its own, UDP every 10 ms (tbf shaping where netem is missing)\n"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gpulat drill disk: a null_blk device of the drill's own, made through
- * configfs, that completes every request 20 ms after issue (irqmode 2,
+ * configfs, that completes every request 50 ms after issue (irqmode 2,
  * the timer), and the drill's own O_DIRECT reads of it.  No existing
  * device is touched; null_blk is loaded (nr_devices=0) only when it is
  * not loaded yet, and then unloaded after.
@@ -18,7 +18,7 @@
 #include "gpulat.h"
 
 #define NULLB_CONFIGFS	"/sys/kernel/config/nullb"
-#define NULLB_COMPLETION_NS	20000000UL
+#define NULLB_COMPLETION_NS	50000000UL
 #define NULLB_BLOCK	4096
 
 struct drill_disk {
