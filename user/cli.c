@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "drill.h"
 #include "gpulat.h"
 #include "units.h"
 
@@ -304,6 +305,35 @@ static int cli_serve(struct gpulat_opts *o, int opt, const char *arg,
 	}
 }
 
+/* cli_drill_arg - the one word of gpulat drill */
+static int cli_drill_arg(struct gpulat_opts *o, const char *arg, int *nr,
+			 const char *cmd, FILE *err)
+{
+	if ((*nr)++)
+		return cli_error(err, cmd, "unexpected argument '%s'", arg);
+	o->drill = drill_kind_lookup(arg);
+	if (o->drill < 0)
+		return cli_error(err, cmd,
+				 "unknown drill '%s' (drills: cpu, disk, net, irq)",
+				 arg);
+	return 0;
+}
+
+/* cli_drill_check - what gpulat drill needs of its options */
+static int cli_drill_check(struct gpulat_opts *o, int nr, const char *cmd,
+			   FILE *err)
+{
+	if (!nr)
+		return cli_error(err, cmd, "which drill? cpu, disk, net or irq");
+	if (o->has_duration && (o->duration_s < 1 || o->duration_s > DRILL_MAX_S))
+		return cli_error(err, cmd, "bad duration: a drill lasts 1 to %.0f s",
+				 DRILL_MAX_S);
+	if (o->target && o->drill != DRILL_CPU)
+		return cli_error(err, cmd,
+				 "--target applies to the cpu drill; the others make their own device");
+	return 0;
+}
+
 /* cli_unknown_option - message for the option getopt refused */
 static int cli_unknown_option(int argc, char **argv, const char *cmd,
 			      const char *optstring, FILE *err)
@@ -353,6 +383,8 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		{ "flight-keep", required_argument,	NULL, 'K' },
 		{ "trigger",	required_argument,	NULL, 'g' },
 		{ "cgroup",	required_argument,	NULL, 'c' },
+		{ "target",	required_argument,	NULL, 'x' },
+		{ "force",	no_argument,		NULL, 'y' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *optstring = c->optstring, *cmd = c->name;
@@ -431,6 +463,14 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 						       optarg);
 			o->has_interval = true;
 			break;
+		case 'x':
+			if (!optarg[0])
+				return cli_error(err, cmd, "--target needs a CPU");
+			o->target = optarg;
+			break;
+		case 'y':
+			o->force = true;
+			break;
 		default:
 			ret = cli_serve(o, opt, optarg, cmd, err);
 			if (ret == 1)
@@ -461,6 +501,9 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 			else
 				o->cgroups[o->nr_cgroups++] = argv[optind];
 			break;
+		case GPULAT_ARGS_DRILL:
+			ret = cli_drill_arg(o, argv[optind], &nr_num, cmd, err);
+			break;
 		default:
 			ret = cli_error(err, cmd, "unexpected argument '%s'",
 					argv[optind]);
@@ -468,6 +511,8 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		if (ret)
 			return ret;
 	}
+	if (c->args == GPULAT_ARGS_DRILL)
+		return cli_drill_check(o, nr_num, cmd, err);
 	if (c->args == GPULAT_ARGS_FAMILIES && !o->nr_family_list)
 		return cli_error(err, cmd, "%s needs at least one FAMILY", cmd);
 	if (c->args == GPULAT_ARGS_CGROUPS && !o->nr_cgroups)
@@ -501,7 +546,21 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
  * gpulat_parse_args - fill @o from the command line; 0, or the exit code
  * after a message on @err.  Opens nothing and prints nothing else.
  */
+static int gpulat_parse_words(int argc, char **argv, struct gpulat_opts *o,
+			      FILE *err);
+
 int gpulat_parse_args(int argc, char **argv, struct gpulat_opts *o, FILE *err)
+{
+	int ret = gpulat_parse_words(argc, argv, o, err);
+
+	/* drills exit 2 on bad usage: 1 is a failed drill */
+	if (ret && o->cmd == GPULAT_CMD_DRILL)
+		return DRILL_EXIT_USAGE;
+	return ret;
+}
+
+static int gpulat_parse_words(int argc, char **argv, struct gpulat_opts *o,
+			      FILE *err)
 {
 	const char *word, *src;
 	int shift;

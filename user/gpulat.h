@@ -49,6 +49,7 @@ enum gpulat_exit {
 	X(DETACH, detach) \
 	X(SERVE, serve) \
 	X(WATCH_CGROUP, watch_cgroup)
+	X(DRILL, drill)
 
 enum gpulat_cmd {
 	GPULAT_CMD_NONE,
@@ -68,6 +69,7 @@ enum gpulat_args {
 	GPULAT_ARGS_FAMILIES,	/* FAMILY..., at least one (enable, disable) */
 	GPULAT_ARGS_HIST,	/* [FAMILY...] [INTERVAL [COUNT]] */
 	GPULAT_ARGS_CGROUPS,	/* PATH..., 1 to GPULAT_CG_WATCH_MAX */
+	GPULAT_ARGS_DRILL,	/* cpu|disk|net|irq, exactly one (drill) */
 };
 
 /* One command: what dispatch, help and parsing need of it. */
@@ -158,6 +160,10 @@ struct gpulat_opts {
 	const char *cgroups[GPULAT_CG_WATCH_MAX];
 	size_t nr_cgroups;
 	const char *cgroup;
+	/* drill: its kind (enum drill_kind), --target, --force */
+	int drill;
+	const char *target;
+	bool force;
 };
 
 /* Softirq vectors (the kernel's enum, stable) that gpulat hist net adds. */

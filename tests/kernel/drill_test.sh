@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# gpulat drill in the VM, with the module: the cpu, disk and net drills
+# pass; irq is skipped (exit 4) with its reason; with the family of its
+# layer switched off a drill fails (exit 1) with "family X is off",
+# before injecting anything; a drill interrupted by SIGINT fails and
+# still removes what it made; bad usage exits 2.  After each drill
+# nothing it made is left: no null_blk folder, no namespace, no veth, no
+# child (gldrill-*), null_blk unloaded again, the threshold put back.
+# Needs vmrun --kmod null_blk --kmod veth --kmod sch_netem --add ip --add tc.
+set -u
+P=/sys/module/gpulat/parameters
+OUT=/tmp/drill.out
+n=0
+fail=0
+
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); fail=1; echo "not ok $n $1"; }
+check() {
+	d=$1
+	shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+# drill ARGS...: run it as JSON into $OUT, its exit status in $rc
+drill() {
+	gpulat drill "$@" -j >$OUT 2>/tmp/drill.err
+	rc=$?
+	sed 's/^/# /' $OUT /tmp/drill.err
+}
+has() { grep -q "$1" $OUT; }
+# left: what a drill may have left behind, listed
+left() {
+	ls -d /sys/kernel/config/nullb/gpulat-drill-* 2>/dev/null
+	ls /run/netns 2>/dev/null | grep gpulat-drill
+	ls /sys/class/net 2>/dev/null | grep '^gld'
+	grep -l '^gldrill' /proc/[0-9]*/comm 2>/dev/null
+}
+clean() { test -z "$(left)"; }
+
+echo "TAP version 13"
+echo "1..20"
+modprobe veth 2>/dev/null
+modprobe sch_netem 2>/dev/null
+thr0=$(cat $P/sched_threshold_us)
+
+drill cpu -d 3
+check "drill cpu passes (exit 0)" test "$rc" -eq 0
+check "its JSON: version 1, verdict pass, the hog named" \
+	sh -c "grep -q '\"version\":1,\"drill\":\"cpu\",\"verdict\":\"pass\"' $OUT &&
+	       grep -q '\"culprit_named\":true' $OUT"
+check "diagnose ranked the scheduler first" has '"top_layer":"scheduler"'
+check "the sched threshold is back to $thr0 us" \
+	test "$(cat $P/sched_threshold_us)" = "$thr0"
+check "nothing left after drill cpu" clean
+
+loaded=0
+[ -d /sys/module/null_blk ] && loaded=1
+drill disk -d 3
+check "drill disk passes (exit 0)" test "$rc" -eq 0
+check "diagnose ranked storage first, naming the drill's device" \
+	sh -c "grep -q '\"top_layer\":\"storage\"' $OUT &&
+	       grep -q '\"culprit_named\":true' $OUT"
+check "nothing left after drill disk" clean
+if [ $loaded = 0 ]; then
+	check "null_blk, loaded by the drill, is unloaded again" \
+		test ! -d /sys/module/null_blk
+else
+	check "null_blk, loaded before, stays" test -d /sys/module/null_blk
+fi
+
+drill net -d 3
+check "drill net passes (exit 0)" test "$rc" -eq 0
+check "diagnose ranked the network first, naming the drill's veth" \
+	sh -c "grep -q '\"top_layer\":\"network\"' $OUT &&
+	       grep -q '\"culprit\":\"gldA' $OUT &&
+	       grep -q '\"culprit_named\":true' $OUT"
+check "nothing left after drill net" clean
+
+drill irq
+check "drill irq is skipped (exit 4) with its reason" \
+	sh -c "test $rc -eq 4 && grep -q '\"reason\":\"no safe way' $OUT"
+
+# the failure case: the layer's family off
+gpulat disable sched >/dev/null
+drill cpu -d 2
+check "sched off: drill cpu fails (exit 1)" test "$rc" -eq 1
+check "with the reason 'family sched is off', nothing injected" \
+	sh -c "grep -q '\"reason\":\"family sched is off\"' $OUT &&
+	       grep -q '\"injected\":false' $OUT"
+gpulat enable sched >/dev/null
+check "sched on again" sh -c "gpulat status | grep -q '^family sched: attached'"
+check "nothing left after the failed drill" clean
+
+# SIGINT in the middle: a failed drill, everything removed
+gpulat drill net -d 30 -j >$OUT 2>/dev/null &
+pid=$!
+sleep 3
+kill -INT $pid
+wait $pid
+rc=$?
+sed 's/^/# /' $OUT
+check "drill net interrupted by SIGINT fails (exit 1)" \
+	sh -c "test $rc -eq 1 && grep -q 'interrupted' $OUT"
+check "and leaves nothing" clean
+
+gpulat drill gpu >/dev/null 2>&1
+rc=$?
+check "an unknown drill is a usage error (exit 2)" test "$rc" -eq 2
+left | sed 's/^/# left: /'
+exit $fail

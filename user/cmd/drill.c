@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpulat drill, the command: one drill (user/engine/drill*.c), its
+ * report as text or JSON, and the exit status scripts keep.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "drill.h"
+#include "gpulat.h"
+
+static const char usage_drill[] =
+"usage: gpulat drill cpu|disk|net|irq [-d SECONDS] [--target CPU] [--force] [-j]\n"
+"\n"
+"Inject one known, bounded, self-cleaning fault and check that gpulat\n"
+"catches it end to end: the outlier trace records it, and diagnose ranks\n"
+"the right layer first and names the injected culprit.  Everything the\n"
+"drill makes is removed after, also on Ctrl-C and on failure.  Needs root.\n"
+"\n"
+"drills:\n"
+"  cpu   a hog (nice 0) and a victim sleeping 1 ms (nice 19) pinned on one\n"
+"        CPU: the last CPU no NVIDIA IRQ thread or kthread uses, or --target\n"
+"  disk  a null_blk device of its own completing requests after 50 ms,\n"
+"        read with O_DIRECT\n"
+"  net   a netem delay of 20 ms on a veth pair of its own, the far end in\n"
+"        a network namespace of its own, UDP every 10 ms (tbf shaping where netem is missing)\n"
+"  irq   what the host allows (nothing without a test module: skipped)\n"
+"\n"
+"options:\n"
+"  -d, --duration SECONDS  how long the fault stays, 1 to 60 (default 5)\n"
+"  -x, --target CPU  the CPU of the cpu drill\n"
+"  -y, --force       run on a CPU the NVIDIA driver's threads use\n"
+"  -j, --json        one JSON object (schema: Documentation/drills.rst)\n"
+"  -h, --help        show this help\n"
+"\n"
+"exit status: 0 pass, 1 fail, 2 usage error, 4 skipped (not possible here)\n"
+"\n"
+"EXAMPLES:\n"
+"    gpulat drill cpu                  # five seconds of a CPU hog\n"
+"    gpulat drill net -d 10 -j         # ten seconds of netem, as JSON\n";
+
+static int drill_cmd_run(const struct gpulat_opts *o)
+{
+	struct gl_source *src = NULL;
+	struct drill d;
+	char msg[512];
+	int ret = 0;
+
+	memset(&d, 0, sizeof(d));
+	d.kind = o->drill;
+	d.duration_s = o->has_duration ? o->duration_s : DRILL_DEFAULT_S;
+	d.target = o->target;
+	d.force = o->force;
+	d.json = o->json;
+	if (!drill_check(&d)) {
+		src = gl_source_open(o->source, &ret, msg, sizeof(msg));
+		if (!src)
+			drill_set(&d, DRILL_SKIP, "no source: %s", msg);
+	}
+	if (src) {
+		if (!o->json)
+			fprintf(stderr, "gpulat: drill %s for %.3g s...\n",
+				drill_kind_name(d.kind), d.duration_s);
+		drill_run(&d, src);
+		gl_source_close(src);
+	}
+	if (o->json)
+		drill_print_json(stdout, &d);
+	else
+		drill_print_text(stdout, &d);
+	if (fflush(stdout))
+		return DRILL_EXIT_FAIL;
+	return drill_exit_of(d.verdict);
+}
+
+const struct gpulat_command cmd_drill = {
+	.name = "drill",
+	.summary = "inject a known fault and check that gpulat catches it",
+	.usage = usage_drill,
+	.optstring = "hjd:x:y",
+	.args = GPULAT_ARGS_DRILL,
+	.run = drill_cmd_run,
+};

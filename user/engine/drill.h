@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpulat drill: inject one known, bounded, self-cleaning fault and check
+ * that gpulat catches it end to end (Documentation/drills.rst).
+ *
+ *   drill.c          the run: checks, watch, inject, diagnose, clean up
+ *   drill_undo.c     the cleanup stack and the children
+ *   drill_verdict.c  what the diagnosis and the trace say: pass or fail
+ *   drill_print.c    the report, text and JSON
+ *   drill_sys.c      files, fixed-argv commands, the NVIDIA CPUs
+ *   drill_cpu.c, drill_disk.c, drill_net.c, drill_irq.c: the faults
+ */
+#ifndef _GPULAT_USER_DRILL_H
+#define _GPULAT_USER_DRILL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "diagnose.h"
+#include "gpulat_user.h"
+
+/* The version of the JSON report; bumped when a member changes meaning. */
+#define DRILL_JSON_VERSION	1
+#define DRILL_DEFAULT_S		5.0
+#define DRILL_MAX_S		60.0
+/* Things one drill makes at most (devices, links, children...). */
+#define DRILL_MAX_UNDO		16
+/* Names the drill gives what it makes: prefix and its pid. */
+#define DRILL_PREFIX		"gpulat-drill"
+
+/* Exit codes of gpulat drill (kselftest's skip is 4). */
+enum drill_exit {
+	DRILL_EXIT_PASS		= 0,
+	DRILL_EXIT_FAIL		= 1,
+	DRILL_EXIT_USAGE	= 2,
+	DRILL_EXIT_SKIP		= 4,
+};
+
+enum drill_kind {
+	DRILL_CPU,
+	DRILL_DISK,
+	DRILL_NET,
+	DRILL_IRQ,
+	DRILL_NR_KINDS,
+};
+
+enum drill_verdict {
+	DRILL_PASS,
+	DRILL_FAIL,
+	DRILL_SKIP,
+};
+
+/* drill_kind_lookup - the drill named @s; -1 if none */
+int drill_kind_lookup(const char *s);
+const char *drill_kind_name(enum drill_kind k);
+const char *drill_verdict_name(enum drill_verdict v);
+int drill_exit_of(enum drill_verdict v);
+
+/* One thing made, and how to remove it (the cleanup stack). */
+struct drill_undo {
+	char what[128];		/* "null_blk device gpulat-drill-42" */
+	int (*fn)(struct drill_undo *u);	/* 0 removed, else -errno */
+	char arg[160];
+	pid_t pid;		/* a child: killed and reaped */
+	bool workload;		/* stopped before the final snapshot */
+	bool done;		/* undone */
+	int ret;		/* what fn returned */
+};
+
+struct drill_stack {
+	struct drill_undo v[DRILL_MAX_UNDO];
+	size_t n;
+};
+
+/* drill_push - remember a thing made; the slot, or NULL when full */
+struct drill_undo *drill_push(struct drill_stack *s, int (*fn)(struct drill_undo *),
+			      const char *arg, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* drill_push_child - a child to kill (SIGKILL) and reap */
+struct drill_undo *drill_push_child(struct drill_stack *s, pid_t pid,
+				    bool workload, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* drill_unwind - undo in reverse order (@workload_only: children first) */
+void drill_unwind(struct drill_stack *s, bool workload_only);
+/* drill_restored - whether everything made is gone */
+bool drill_restored(const struct drill_stack *s);
+/* drill_undo_child - SIGKILL and reap u->pid (also for tests) */
+int drill_undo_child(struct drill_undo *u);
+
+/* What the drill expects to see, set by its inject step. */
+struct drill_expect {
+	uint32_t family;	/* the family that measures the layer */
+	enum diag_layer layer;
+	uint64_t threshold_ns;	/* the trace threshold it needs at most */
+	int32_t victim_pid;	/* records of this task (0: any) */
+	int32_t culprit_pid;	/* the culprit to be named (0: none) */
+	bool has_key;		/* records on this key (disk, interface) */
+	uint64_t key;
+	char key_name[64];
+};
+
+/* What the trace and the diagnosis showed, for the verdict. */
+struct drill_seen {
+	bool family_on;		/* the family's probes attached */
+	bool trace_ok;
+	uint64_t first_ns;	/* first matching outlier record; 0: none */
+	uint64_t nr_match;	/* outlier records of the expected kind */
+	bool ranked;		/* diagnose ranked some layer first */
+	enum diag_layer top;	/* that layer */
+	bool top_abnormal;
+	bool culprit_named;	/* the culprit among the top layer's */
+	bool key_named;		/* the key in the top layer's evidence */
+	char top_culprit[64];	/* what it named first: "comm (pid N)" */
+	char top_where[192];	/* its first evidence: "block.read.device nullb0" */
+};
+
+struct drill {
+	enum drill_kind kind;
+	double duration_s;
+	const char *target;	/* --target; NULL: the default */
+	bool force, json;
+	char name[48];		/* DRILL_PREFIX "-PID" */
+	/* the fault, for the report */
+	char fault[256];	/* "CPU hog (nice 0) pinned on CPU 3" */
+	char where[96];		/* "CPU 3", "nullb1", "gldA42" */
+	double fault_s;		/* how long it was in place */
+	uint64_t inject_ns;	/* CLOCK_MONOTONIC of the injection */
+	struct drill_expect expect;
+	struct drill_seen seen;
+	struct drill_stack undo;
+	enum drill_verdict verdict;
+	char reason[256];
+	char source[96];	/* the source described */
+	void *priv;		/* the drill's own state */
+};
+
+/* One kind of drill. */
+struct drill_ops {
+	uint32_t family;	/* the family that measures the fault */
+	enum diag_layer layer;	/* the layer diagnose must rank first */
+	uint64_t threshold_ns;	/* the trace threshold it needs at most */
+	/*
+	 * check - safe and possible here?  0, or DRILL_SKIP (not possible)
+	 * or DRILL_FAIL (refused) with the reason in d->reason
+	 */
+	int (*check)(struct drill *d);
+	/*
+	 * inject - make the fault and start the workload, pushing each thing
+	 * made on d->undo; sets d->expect, d->fault, d->where.  0, or as
+	 * check with the reason
+	 */
+	int (*inject)(struct drill *d);
+};
+
+extern const struct drill_ops drill_cpu_ops, drill_disk_ops, drill_net_ops,
+	drill_irq_ops;
+
+/* drill_check - names, expectations, and whether it may run (0, or the verdict) */
+int drill_check(struct drill *d);
+/* drill_run - the whole drill; fills @d (verdict, reason, seen, undo) */
+void drill_run(struct drill *d, struct gl_source *src);
+/* drill_set - the verdict and its reason; returns @v */
+int drill_set(struct drill *d, enum drill_verdict v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* drill_verdict.c */
+/* drill_family_on - whether a probe of @family is attached in @s */
+bool drill_family_on(const struct gl_snapshot *s, uint32_t family);
+/* drill_match - whether @r is an outlier of the kind @e expects */
+bool drill_match(const struct drill_expect *e, const struct gl_trace_rec *r);
+/* drill_scan - first_ns and nr_match from @n records after @since_ns */
+void drill_scan(struct drill_seen *seen, const struct drill_expect *e,
+		const struct gl_trace_rec *recs, size_t n, uint64_t since_ns);
+/* drill_observe - what @r says of the expected layer and culprit */
+void drill_observe(struct drill_seen *seen, const struct drill_expect *e,
+		   const struct diag_result *r);
+/* drill_judge - the verdict of a drill that ran, from d->seen */
+void drill_judge(struct drill *d);
+
+/* drill_print.c */
+void drill_print_text(FILE *f, const struct drill *d);
+void drill_print_json(FILE *f, const struct drill *d);
+
+/* drill_sys.c */
+uint64_t drill_now_ns(void);
+/* drill_write - write @val to file @path; 0 or -errno */
+int drill_write(const char *path, const char *val);
+/* drill_read - the first line of @path into @buf; 0 or -errno */
+int drill_read(const char *path, char *buf, size_t len);
+/* drill_exists - whether @path exists */
+bool drill_exists(const char *path);
+/*
+ * drill_cmd - run @argv (argv[0] a full path) and wait; 0 when it
+ * exited 0, else -errno or 1 with its stderr's first line in @why
+ */
+int drill_cmd(char *const argv[], char *why, size_t len);
+/* drill_which - the full path of program @name in PATH into @buf */
+int drill_which(const char *name, char *buf, size_t len);
+/*
+ * drill_nvidia_cpu - whether @cpu may run an NVIDIA IRQ thread
+ * (irq/N-nvidia) or a kthread of the driver (nv_queue, nvidia-modeset...),
+ * from their affinity in /proc; the task's name in @who
+ */
+bool drill_nvidia_cpu(unsigned int cpu, char *who, size_t len);
+/*
+ * drill_fork - a child named @comm ("gldrill-hog": ps tells it) that dies
+ * with the drill, and by SIGALRM @bound_s + 5 s after it started
+ */
+pid_t drill_fork(double bound_s, const char *comm);
+/* drill_pin - pin the calling task on @cpu; 0 or -errno */
+int drill_pin(unsigned int cpu);
+
+#endif /* _GPULAT_USER_DRILL_H */
