@@ -48,7 +48,7 @@ enum gpulat_exit {
 	X(ATTACH, attach) \
 	X(DETACH, detach) \
 	X(SERVE, serve) \
-	X(WATCH_CGROUP, watch_cgroup)
+	X(WATCH_CGROUP, watch_cgroup) \
 	X(DRILL, drill)
 
 enum gpulat_cmd {

@@ -109,6 +109,21 @@ int gl_bpf_conf_put(struct gl_bpf *b, const struct gl_bpf_conf *c)
 
 /* --- Set up, pinned or for this process ---------------------------------- */
 
+/*
+ * bs_map_fits - whether pinned map @fd has @map's key and value sizes
+ * (the entries may differ: the loader sizes some maps by CPU)
+ */
+static bool bs_map_fits(int fd, const struct bpf_map *map)
+{
+	struct bpf_map_info info = { };
+	uint32_t len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return false;
+	return info.key_size == bpf_map__key_size(map) &&
+	       info.value_size == bpf_map__value_size(map);
+}
+
 static int bs_conf_init(struct gl_bpf *b)
 {
 	struct gl_bpf_conf c;
@@ -173,6 +188,15 @@ static int bs_open_pinned(struct gl_bpf *b, char *err, size_t errlen)
 			gl_set_err(err, errlen,
 				   "%s: %s: the pinned BPF source is not this gpulat's (run gpulat detach, then gpulat attach)",
 				   path, strerror(errno));
+			gpulat_bpf__destroy(skel);
+			return -ENOENT;
+		}
+		if (!bs_map_fits(fd, map)) {
+			/* another build's layout: reading it would overrun */
+			gl_set_err(err, errlen,
+				   "%s: the pinned BPF source comes from another build of gpulat (its layout differs; run gpulat detach, then gpulat attach)",
+				   path);
+			close(fd);
 			gpulat_bpf__destroy(skel);
 			return -ENOENT;
 		}
