@@ -159,7 +159,7 @@ io 1 if="$dev" of=/dev/null iflag=direct
 "$GPULAT" --source bpf trace -t sched=off -t block=1us -d "$secs" \
 	>"$T_TMP/t.txt" 2>"$T_TMP/t.err"
 io_done "the reads (trace)"
-named=$(grep -c "block\.read\.device .* disk $disk\$" "$T_TMP/t.txt")
+named=$(grep -Ec "block\.read\.device .* disk $disk( |\$)" "$T_TMP/t.txt")
 if ((named == N)); then
 	ok "trace names $disk ($named of $N reads)"
 else
