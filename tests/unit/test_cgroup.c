@@ -218,6 +218,42 @@ TEST(resolve_on_a_tree)
 	gl_cg_set_root(NULL);
 }
 
+TEST(hybrid_v1_dirs)
+{
+	char tree[] = "/tmp/gl-cgv1-XXXXXX", path[PATH_MAX], dir[PATH_MAX];
+	FILE *f;
+
+	ASSERT_NE(NULL, mkdtemp(tree));
+	snprintf(path, sizeof(path), "%s/42", tree);
+	ASSERT_EQ(0, mkdir(path, 0755));
+	snprintf(path, sizeof(path), "%s/42/cgroup", tree);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fputs("12:pids:/system.slice/x.service\n"
+	      "4:cpu,cpuacct:/docker/abc\n"
+	      "3:cpuset:/\n"
+	      "0::/system.slice/docker.service\n", f);
+	fclose(f);
+	EXPECT_TRUE(gl_cg_v1_dir(tree, "/v1", 42, "cpu", dir, sizeof(dir)));
+	EXPECT_STREQ("/v1/cpu,cpuacct/docker/abc", dir);
+	EXPECT_TRUE(gl_cg_v1_dir(tree, "/v1", 42, "cpuacct", dir,
+				 sizeof(dir)));
+	EXPECT_STREQ("/v1/cpu,cpuacct/docker/abc", dir);
+	/* the root cgroup: the hierarchy's mount itself */
+	EXPECT_TRUE(gl_cg_v1_dir(tree, "/v1", 42, "cpuset", dir, sizeof(dir)));
+	EXPECT_STREQ("/v1/cpuset", dir);
+	/* a controller not listed, a prefix of one, the v2 line, no task */
+	EXPECT_FALSE(gl_cg_v1_dir(tree, "/v1", 42, "memory", dir,
+				  sizeof(dir)));
+	EXPECT_FALSE(gl_cg_v1_dir(tree, "/v1", 42, "cp", dir, sizeof(dir)));
+	EXPECT_FALSE(gl_cg_v1_dir(tree, "/v1", 42, "", dir, sizeof(dir)));
+	EXPECT_FALSE(gl_cg_v1_dir(tree, "/v1", 43, "cpu", dir, sizeof(dir)));
+	/* too long for @dir: not a cut path */
+	EXPECT_FALSE(gl_cg_v1_dir(tree, "/v1", 42, "cpu", dir, 8));
+	snprintf(path, sizeof(path), "rm -rf %s", tree);
+	ASSERT_EQ(0, system(path));
+}
+
 TEST(hybrid_v1_lines)
 {
 	static const char lines[] =

@@ -8,9 +8,6 @@
 /* cg_describe - see cgroup_desc.h */
 void cg_describe(struct cg_desc *d, uint64_t id, pid_t pid)
 {
-	const char *root;
-	size_t n;
-
 	memset(d, 0, sizeof(*d));
 	d->id = id;
 	d->name.uid = -1;
@@ -19,11 +16,8 @@ void cg_describe(struct cg_desc *d, uint64_t id, pid_t pid)
 		return;
 	}
 	gl_cg_name_path(d->path, &d->name);
-	root = gl_cg_root();
-	n = root ? strlen(root) : 0;
 	/* hybrid: the v2 tree may show no container where v1 does */
-	if (pid > 0 && !gl_cg_is_container(d->name.kind) && n >= 8 &&
-	    !strcmp(root + n - 8, "/unified")) {
+	if (pid > 0 && !gl_cg_is_container(d->name.kind) && gl_cg_hybrid()) {
 		struct gl_cg_name v1;
 
 		if (gl_cg_name_v1("/proc", pid, d->path, &v1) != GL_CG_NONE)

@@ -125,13 +125,78 @@ static int acc_cmp(const void *a, const void *b)
 	return x->ns == y->ns ? 0 : x->ns > y->ns ? -1 : 1;
 }
 
-/* the first line of @file in the directory of @d, into @lim */
-static void read_limit(const struct cg_desc *d, const char *file,
+/* the first line of @path into @buf; false if it cannot be read */
+static bool first_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return false;
+	buf[0] = '\0';
+	ok = fgets(buf, len, f) != NULL;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+/* A cgroup2 limit file and where a hybrid host keeps its v1 twin. */
+static const struct {
+	const char *v2, *ctrl, *v1, *v1_period;
+} v1_twins[] = {
+	{ "cpuset.cpus", "cpuset", "cpuset.cpus", NULL },
+	{ "cpuset.cpus.effective", "cpuset", "cpuset.effective_cpus", NULL },
+	{ "cpu.max", "cpu", "cpu.cfs_quota_us", "cpu.cfs_period_us" },
+	{ "cpu.weight", "cpu", "cpu.shares", NULL },
+	{ "memory.max", "memory", "memory.limit_in_bytes", NULL },
+};
+
+/*
+ * read_v1 - on a hybrid host, @file's v1 twin for @pid's cgroups: the
+ * value, and which v1 files it came from
+ */
+static void read_v1(const char *file, pid_t pid, struct diag_cg_limit *lim)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64], v[64], p[64];
+	size_t i;
+	int n;
+
+	for (i = 0; i < ARRAY_SIZE(v1_twins); i++)
+		if (!strcmp(v1_twins[i].v2, file))
+			break;
+	if (i == ARRAY_SIZE(v1_twins) ||
+	    !gl_cg_v1_dir("/proc", "/sys/fs/cgroup", pid, v1_twins[i].ctrl,
+			  dir, sizeof(dir)))
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dir, v1_twins[i].v1);
+	if (!first_line(path, v, sizeof(v)))
+		return;
+	if (v1_twins[i].v1_period) {
+		snprintf(path, sizeof(path), "%s/%s", dir,
+			 v1_twins[i].v1_period);
+		if (!first_line(path, p, sizeof(p)))
+			return;
+		n = snprintf(lim->value, sizeof(lim->value),
+			     "%s %s (v1 %s, %s)", strcmp(v, "-1") ? v : "max",
+			     p, v1_twins[i].v1, v1_twins[i].v1_period);
+	} else {
+		n = snprintf(lim->value, sizeof(lim->value), "%s (v1 %s)", v,
+			     v1_twins[i].v1);
+	}
+	/* a cut value still says what it is */
+	units_printable(lim->value, sizeof(lim->value), lim->value);
+	lim->present = n > 0;
+}
+
+/*
+ * the first line of @file in the directory of @d, into @lim; on a hybrid
+ * host whose cgroup2 tree has no such file, its v1 twin for @pid
+ */
+static void read_limit(const struct cg_desc *d, const char *file, pid_t pid,
 		       struct diag_cg_limit *lim)
 {
 	const char *root = gl_cg_root();
 	char path[PATH_MAX + 64];
-	FILE *f;
 
 	lim->file = file;
 	lim->value[0] = '\0';
@@ -141,15 +206,12 @@ static void read_limit(const struct cg_desc *d, const char *file,
 		     strcmp(d->path, "/") ? d->path : "", file) >=
 	    (int)sizeof(path))
 		return;
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(lim->value, sizeof(lim->value), f)) {
-		lim->value[strcspn(lim->value, "\n")] = '\0';
+	if (first_line(path, lim->value, sizeof(lim->value))) {
 		units_printable(lim->value, sizeof(lim->value), lim->value);
+		lim->present = true;
+	} else if (pid > 0 && gl_cg_hybrid()) {
+		read_v1(file, pid, lim);
 	}
-	lim->present = true;
-	fclose(f);
 }
 
 static void fill_row(struct diag_cg_row *row, const struct cg_acc *a, int l)
@@ -168,7 +230,8 @@ static void fill_row(struct diag_cg_row *row, const struct cg_acc *a, int l)
 		cg_describe(&row->by, a->by, a->pids[0]);
 	of = l == DIAG_SCHED ? &row->by : &row->who;
 	for (k = 0; k < DIAG_CG_LIMITS && cg_files[l][k]; k++)
-		read_limit(of, cg_files[l][k], &row->limits[row->nr_limits++]);
+		read_limit(of, cg_files[l][k], a->pids[0],
+			   &row->limits[row->nr_limits++]);
 }
 
 /* "docker 0123456789ab" where the path names one, else the path */

@@ -112,6 +112,16 @@ enum gl_cg_kind gl_cg_name_v1(const char *root_proc, pid_t pid,
 /* gl_cg_name_v1_text - the same over /proc/PID/cgroup's text (fuzzed) */
 enum gl_cg_kind gl_cg_name_v1_text(const char *text, size_t len,
 				   const char *v2, struct gl_cg_name *n);
+/* gl_cg_hybrid - whether cgroup2 is the unified mount beside v1 ones */
+bool gl_cg_hybrid(void);
+/*
+ * gl_cg_v1_dir - on a hybrid host: the directory of @pid's cgroup in the
+ * v1 hierarchy of controller @ctrl ("cpu", "cpuset", "memory"), under
+ * @root_v1 ("/sys/fs/cgroup", where systemd mounts each hierarchy under
+ * its controller list), from @root_proc/PID/cgroup; false if none
+ */
+bool gl_cg_v1_dir(const char *root_proc, const char *root_v1, pid_t pid,
+		  const char *ctrl, char *dir, size_t len);
 /* gl_cg_is_container - whether @k names a container (not a unit or user) */
 bool gl_cg_is_container(enum gl_cg_kind k);
 
