@@ -47,6 +47,10 @@
  *     need not collide in the other; the counters are printed, not
  *     compared.
  *
+ * The cgroup family and mm.memcg_reclaim are compared the same way: one
+ * cgroup made by the test, watched in both sources, holds the contended
+ * CPU's tasks, then a reader of page cache through a small memory.max.
+ *
  * A family not yet in the BPF source's table (or whose tracepoints this
  * kernel lacks) skips its test, with the reason, after the workload has
  * run for the module's numbers.
@@ -60,6 +64,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -104,9 +109,16 @@ static const char *const src_name[NR_SRC] = { "kmod", "bpf" };
 #define NULLB_CONFIGFS	"/sys/kernel/config/nullb"
 #define NULLB_NAME	"gl_cross"
 #define NULLB_MB	64
-#define BLOCK_SIZE	4096
+#define NULLB_BLOCK	4096
 #define NULLB_NS	1000000UL
 #define READS		400
+
+/* cgroups made by the test, one level under the VM's cgroup2 */
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_SCHED	CG_ROOT "/gl_cross"
+#define CG_MEMCG	CG_ROOT "/gl_cross_m"
+#define MEMCG_MAX	"8M"
+#define MEMCG_READ_MB	32
 
 #define NET_NS_A	"gl-cross-a"
 #define NET_NS_B	"gl-cross-b"
@@ -138,6 +150,9 @@ FIXTURE(cross) {
 	/* net */
 	char ip[64], tc[64];
 	uint64_t key_a, key_b;
+	/* cgroup: the one made (rmdir'd at teardown), watched in both */
+	const char *cg;
+	uint64_t cg_id;
 };
 
 FIXTURE_SETUP(cross)
@@ -170,6 +185,11 @@ FIXTURE_TEARDOWN(cross)
 		snprintf(path, sizeof(path), "%s/power", self->nullb_cfg);
 		write_str(path, "0");
 		rmdir(self->nullb_cfg);
+	}
+	if (self->cg) {
+		for (i = 0; i < NR_SRC; i++)
+			gl_source_cgroup_set(self->src[i], NULL, 0);
+		rmdir(self->cg);
 	}
 	if (self->ip[0]) {
 		sh("%s netns del " NET_NS_A " 2>/dev/null", self->ip);
@@ -460,6 +480,110 @@ TEST_F(cross, sched_contended_cpu)
 	cross_drops(self, GPULAT_FAM_SCHED);
 }
 
+/* --- cgroup: the same cgroup watched in both sources ------------------ */
+
+static int cg_move(const char *path, pid_t pid)
+{
+	char p[192], v[32];
+
+	snprintf(p, sizeof(p), "%s/cgroup.procs", path);
+	snprintf(v, sizeof(v), "%d", (int)pid);
+	return write_str(p, v);
+}
+
+/*
+ * cg_watch - cgroup2 at CG_ROOT (mounted if not yet), the cgroup @path
+ * made one level under it, and both sources watching it alone
+ */
+static int cg_watch(FIXTURE_DATA(cross) *self, const char *path)
+{
+	struct gl_cgroup_watch w = { .level = 1 };
+	struct stat st;
+	int i, ret = 0;
+
+	if (stat(CG_ROOT "/cgroup.procs", &st)) {
+		mkdir(CG_ROOT, 0755);
+		if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL))
+			return -errno;
+	}
+	write_str(CG_ROOT "/cgroup.subtree_control", "+memory");
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	self->cg = path;
+	w.fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (w.fd < 0 || fstat(w.fd, &st))
+		return -errno;
+	self->cg_id = st.st_ino;
+	w.id = st.st_ino;
+	for (i = 0; i < NR_SRC && !ret; i++) {
+		gl_source_family_switch(self->src[i], GPULAT_FAM_CGROUP, true);
+		ret = gl_source_cgroup_set(self->src[i], &w, 1);
+	}
+	close(w.fd);
+	return ret;
+}
+
+/*
+ * The contended CPU of sched_contended_cpu, its tasks in one watched
+ * cgroup: cgroup.wakeup and cgroup.preempt of its key agree, and each
+ * holds no more than the sched series of all CPUs (the key's tasks are
+ * some of the system's).
+ */
+TEST_F(cross, cgroup_contended_cpu)
+{
+	pid_t pids[NR_HOGS + 2];
+	struct gl_hist cg, cpu;
+	uint64_t n;
+	char why[320];
+	int i, s;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) <= VICTIM_CPU)
+		SKIP(return, "needs %d CPUs", VICTIM_CPU + 1);
+	if (bpf_missing(self->src[BPF], GPULAT_FAM_CGROUP, why,
+			sizeof(why))[0])
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, cg_watch(self, CG_SCHED));
+
+	for (i = 0; i < NR_HOGS; i++)
+		pids[i] = vm_spawn(VICTIM_CPU, "gl-hog", 0, 0);
+	pids[NR_HOGS] = vm_spawn(VICTIM_CPU, "gl-sleeper", 0, SLEEP_US);
+	pids[NR_HOGS + 1] = vm_spawn(VICTIM_CPU, "gl-sleeper19", 19, SLEEP_US);
+	for (i = 0; i < NR_HOGS + 2; i++)
+		ASSERT_EQ(0, cg_move(CG_SCHED, pids[i]));
+	/* the moves' own waits are outside the window */
+	usleep(SETTLE_US);
+	ASSERT_EQ(0, cross_begin(self));
+	usleep(SCHED_WORK_US);
+	/* stopped first: a snapshot's series are not read at one instant */
+	for (i = 0; i < NR_HOGS + 2; i++)
+		vm_stop(pids[i]);
+	ASSERT_EQ(0, cross_end(self));
+
+	n = cross_series(_metadata, self, GPULAT_FAM_CGROUP, GPULAT_CG_WAKEUP,
+			 false, self->cg_id, GPULAT_CPU_NONE, "gl_cross", true);
+	EXPECT_LE(SCHED_MIN, n);
+	n = cross_series(_metadata, self, GPULAT_FAM_CGROUP, GPULAT_CG_PREEMPT,
+			 false, self->cg_id, GPULAT_CPU_NONE, "gl_cross", true);
+	EXPECT_LE(SCHED_MIN, n);
+	cross_series(_metadata, self, GPULAT_FAM_SCHED, GPULAT_SCHED_WAKEUP,
+		     true, 0, VICTIM_CPU, "cpu1", false);
+	cross_series(_metadata, self, GPULAT_FAM_SCHED, GPULAT_SCHED_PREEMPT,
+		     true, 0, VICTIM_CPU, "cpu1", false);
+	for (s = 0; s < NR_SRC; s++)
+		for (i = GPULAT_CG_WAKEUP; i <= GPULAT_CG_PREEMPT; i++) {
+			gl_hist_merge_key(self->diff[s], GPULAT_FAM_CGROUP, i,
+					  self->cg_id, GPULAT_CPU_NONE, &cg);
+			gl_hist_merge(self->diff[s], GPULAT_FAM_SCHED,
+				      i == GPULAT_CG_WAKEUP ?
+				      GPULAT_SCHED_WAKEUP : GPULAT_SCHED_PREEMPT,
+				      GPULAT_CPU_NONE, &cpu);
+			EXPECT_GE(cpu.count, cg.count)
+				TH_LOG("%s: the cgroup's series %d beyond sched's",
+				       src_name[s], i);
+		}
+	cross_drops(self, GPULAT_FAM_CGROUP);
+}
+
 /* --- block: a null_blk disk that completes each read NULLB_NS late ----- */
 
 static int nullb_attr(FIXTURE_DATA(cross) *self, const char *attr,
@@ -540,7 +664,7 @@ static int nullb_create(FIXTURE_DATA(cross) *self)
 
 static int nullb_read(FIXTURE_DATA(cross) *self, unsigned int n)
 {
-	const unsigned long blocks = NULLB_MB * (1048576 / BLOCK_SIZE);
+	const unsigned long blocks = NULLB_MB * (1048576 / NULLB_BLOCK);
 	char path[64];
 	unsigned int i;
 	void *buf;
@@ -550,13 +674,13 @@ static int nullb_read(FIXTURE_DATA(cross) *self, unsigned int n)
 	fd = open(path, O_RDONLY | O_DIRECT);
 	if (fd < 0)
 		return -errno;
-	if (posix_memalign(&buf, BLOCK_SIZE, BLOCK_SIZE)) {
+	if (posix_memalign(&buf, NULLB_BLOCK, NULLB_BLOCK)) {
 		close(fd);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n && !ret; i++)
-		if (pread(fd, buf, BLOCK_SIZE, (off_t)(i * 7919UL % blocks) *
-			  BLOCK_SIZE) != BLOCK_SIZE)
+		if (pread(fd, buf, NULLB_BLOCK, (off_t)(i * 7919UL % blocks) *
+			  NULLB_BLOCK) != NULLB_BLOCK)
 			ret = -EIO;
 	free(buf);
 	close(fd);
@@ -603,6 +727,77 @@ TEST_F(cross, block_null_blk)
 	/* a skip passes: only when the module's part did */
 	if (!bpf && _metadata->passed)
 		SKIP(return, "%s (the module's numbers above)", why);
+}
+
+/* cache_read - a child in cgroup @path reads @mb MiB of @dev, cached */
+static int cache_read(const char *path, const char *dev, size_t mb)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (!pid) {
+		static char buf[65536];
+		size_t done = 0;
+		char p[64];
+		int fd;
+
+		pin_self(VICTIM_CPU);
+		if (cg_move(path, getpid()))
+			_exit(80);
+		snprintf(p, sizeof(p), "/dev/%s", dev);
+		fd = open(p, O_RDONLY);
+		if (fd < 0)
+			_exit(81);
+		for (; done < mb << 20; done += sizeof(buf))
+			if (read(fd, buf, sizeof(buf)) != sizeof(buf))
+				_exit(82);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * MEMCG_READ_MB of clean page cache read through a cgroup's memory.max
+ * of MEMCG_MAX (reclaimed, never the OOM killer, as cgroup_test.c):
+ * mm.memcg_reclaim and the cgroup's cgroup.memcg_reclaim agree.
+ */
+TEST_F(cross, memcg_reclaim_page_cache)
+{
+	char why[320];
+	struct stat st;
+	uint64_t n;
+
+	if (bpf_missing(self->src[BPF], GPULAT_FAM_MM, why, sizeof(why))[0] ||
+	    bpf_missing(self->src[BPF], GPULAT_FAM_CGROUP, why,
+			sizeof(why))[0])
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, gl_source_family_switch(self->src[KMOD], GPULAT_FAM_MM,
+					     true));
+	gl_source_family_switch(self->src[BPF], GPULAT_FAM_MM, true);
+	ASSERT_EQ(0, cg_watch(self, CG_MEMCG));
+	if (stat(CG_MEMCG "/memory.max", &st))
+		SKIP(return, "no memory controller in this kernel's cgroup2");
+	ASSERT_EQ(0, write_str(CG_MEMCG "/memory.max", MEMCG_MAX));
+	if (nullb_create(self) == -ENOENT)
+		SKIP(return, "no null_blk with configfs");
+	ASSERT_NE(0, self->nullb_dev[0]);
+	usleep(SETTLE_US);
+
+	ASSERT_EQ(0, cross_begin(self));
+	ASSERT_EQ(0, cache_read(CG_MEMCG, self->nullb_dev, MEMCG_READ_MB));
+	ASSERT_EQ(0, cross_end(self));
+
+	n = cross_series(_metadata, self, GPULAT_FAM_MM,
+			 GPULAT_MM_MEMCG_RECLAIM, true, 0, GPULAT_CPU_NONE,
+			 "all CPUs", true);
+	EXPECT_LT(0, n);
+	n = cross_series(_metadata, self, GPULAT_FAM_CGROUP, GPULAT_CG_MEMCG,
+			 false, self->cg_id, GPULAT_CPU_NONE, "gl_cross_m",
+			 true);
+	EXPECT_LT(0, n);
+	cross_drops(self, GPULAT_FAM_MM);
 }
 
 /* --- net: netem on one end of a veth pair, as net_test.c --------------- */
