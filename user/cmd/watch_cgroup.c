@@ -2,25 +2,18 @@
 /*
  * gpulat watch-cgroup PATH...: watch cgroups for a while and print their
  * series per interval; hist --cgroup PATH.  The watch set is the
- * source's, shared: ours is added to it and the old set put back on
- * exit, Ctrl-C and SIGTERM included.
+ * source's, shared: ours is added to it and taken out again on exit,
+ * Ctrl-C, SIGTERM, SIGHUP and a closed pipe included.
  */
 #include <errno.h>
-#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "cgview.h"
 #include "cgwatch.h"
 #include "gpulat.h"
-
-static volatile sig_atomic_t cg_stop;
-
-static void cg_on_signal(int sig)
-{
-	(void)sig;
-	cg_stop = 1;
-}
+#include "watch.h"
 
 /* sleep to @deadline; false if a signal asks to stop */
 static bool cg_sleep_until(const struct timespec *deadline)
@@ -28,12 +21,13 @@ static bool cg_sleep_until(const struct timespec *deadline)
 	int ret;
 
 	do {
+		/* a signal outside the sleep is seen before it, not after */
+		if (watch_stopped())
+			return false;
 		ret = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
 				      deadline, NULL);
-		if (cg_stop)
-			return false;
 	} while (ret == EINTR);
-	return true;
+	return !watch_stopped();
 }
 
 static void cg_print(const struct gpulat_opts *o, const struct gl_snapshot *s,
@@ -43,7 +37,9 @@ static void cg_print(const struct gpulat_opts *o, const struct gl_snapshot *s,
 		cgview_print_json(stdout, s, t, n, interval_s);
 	else
 		cgview_print_text(stdout, s, t, n, interval_s);
-	fflush(stdout);
+	/* a closed pipe ends the watch: the set is put back */
+	if (fflush(stdout) || ferror(stdout))
+		watch_request_stop();
 }
 
 /*
@@ -110,7 +106,6 @@ static int cg_run(const struct gpulat_opts *o, const char *const *paths,
 		  size_t n, double interval_s, double duration_s,
 		  unsigned long count)
 {
-	struct sigaction sa = { .sa_handler = cg_on_signal }, old_int, old_term;
 	struct gl_cgroup_watch w[GPULAT_CG_WATCH_MAX];
 	struct cgview_target t[GPULAT_CG_WATCH_MAX];
 	struct gl_snapshot *s = NULL;
@@ -140,10 +135,11 @@ static int cg_run(const struct gpulat_opts *o, const char *const *paths,
 		gl_snapshot_free(s);
 		goto out;
 	}
-	/* signals before the set changes: none may leave it changed */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	/*
+	 * signals before the set changes: none may leave it changed
+	 * (SIGINT, SIGTERM, SIGHUP end the watch; SIGPIPE is a write error)
+	 */
+	watch_stop_on_signal();
 	ret = cgwatch_begin(src, w, n, &sv, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "gpulat: %s\n", err);
@@ -156,8 +152,6 @@ static int cg_run(const struct gpulat_opts *o, const char *const *paths,
 			err);
 		rc = GPULAT_EXIT_ERROR;
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 out:
 	cgwatch_close(w, n);
 	gl_source_close(src);
