@@ -34,6 +34,10 @@ const char *cgwatch_reason(char *buf, size_t len, int ret)
 		snprintf(buf, len, "at most %d cgroups can be watched at once",
 			 GPULAT_CG_WATCH_MAX);
 		break;
+	case -EXDEV:
+		snprintf(buf, len,
+			 "the BPF source cannot watch cgroups from inside a cgroup namespace (its paths are not the kernel's); run gpulat in the host's, or use the module");
+		break;
 	case -EBADF:
 	case -EINVAL:
 		snprintf(buf, len, "the source refused a path: not a cgroup2 directory");
@@ -141,8 +145,9 @@ int cgwatch_begin(struct gl_source *src, const struct gl_cgroup_watch *w,
 		for (k = 0; k < sv->n && sv->ids[k] != w[i].id; k++)
 			;
 		if (k == sv->n)
-			missing++;
+			sv->added[missing++] = w[i].id;
 	}
+	sv->nr_added = missing;
 	if (!missing)
 		return 0;	/* all watched already: nothing to change */
 	if (sv->n + missing > GPULAT_CG_WATCH_MAX) {
@@ -171,12 +176,26 @@ int cgwatch_end(struct gl_source *src, struct cgwatch_saved *sv, char *err,
 		size_t elen)
 {
 	struct gl_cgroup_watch old[GPULAT_CG_WATCH_MAX];
+	uint64_t now[GPULAT_CG_WATCH_MAX], keep[GPULAT_CG_WATCH_MAX];
+	unsigned int nr_now = 0, nr_keep = 0, i, k;
 	size_t n = 0;
 	int ret;
 
 	if (!sv->changed)
 		return 0;
-	add_old(sv->ids, sv->n, old, &n, ARRAY_SIZE(old));
+	/* the set as it is now: others may have changed it since */
+	ret = gl_source_cgroup_get(src, now, &nr_now);
+	if (ret) {
+		cgwatch_reason(err, elen, ret);
+		return ret;
+	}
+	for (i = 0; i < nr_now && i < GPULAT_CG_WATCH_MAX; i++) {
+		for (k = 0; k < sv->nr_added && sv->added[k] != now[i]; k++)
+			;
+		if (k == sv->nr_added)
+			keep[nr_keep++] = now[i];
+	}
+	add_old(keep, nr_keep, old, &n, ARRAY_SIZE(old));
 	ret = gl_source_cgroup_set(src, old, n);
 	cgwatch_close(old, n);
 	if (ret) {

@@ -14,8 +14,11 @@
 
 /* The set as it was, to put back. */
 struct cgwatch_saved {
-	uint64_t ids[GPULAT_CG_WATCH_MAX];
+	uint64_t ids[GPULAT_CG_WATCH_MAX];	/* the set before */
 	unsigned int n;
+	/* the ids this watch added, which cgwatch_end() takes out again */
+	uint64_t added[GPULAT_CG_WATCH_MAX];
+	unsigned int nr_added;
 	bool changed;	/* we set it: cgwatch_end() restores */
 };
 
@@ -37,8 +40,9 @@ void cgwatch_close(struct gl_cgroup_watch *w, size_t n);
 int cgwatch_begin(struct gl_source *src, const struct gl_cgroup_watch *w,
 		  size_t n, struct cgwatch_saved *sv, char *err, size_t elen);
 /*
- * cgwatch_end - the saved set back (cgroups removed since are dropped);
- * 0, or -errno with the reason in @err
+ * cgwatch_end - take the cgroups this watch added out of the set as it
+ * is now (another user's, added meanwhile, stay; cgroups removed since
+ * are dropped); 0, or -errno with the reason in @err
  */
 int cgwatch_end(struct gl_source *src, struct cgwatch_saved *sv, char *err,
 		size_t elen);
