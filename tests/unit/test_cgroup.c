@@ -202,6 +202,18 @@ TEST(resolve_on_a_tree)
 	EXPECT_EQ(deep, w.id);
 	EXPECT_EQ(3, w.level);
 	close(w.fd);
+	/* "." and empty components and a trailing slash count no level */
+	ASSERT_EQ(0, gl_cg_open("./a//b/./", &w, rel, sizeof(rel), err,
+				sizeof(err)));
+	EXPECT_EQ(2, w.level);
+	EXPECT_STREQ("/a/b", rel);
+	close(w.fd);
+	snprintf(buf, sizeof(buf), "%s//a/./b/c/", tree);
+	ASSERT_EQ(0, gl_cg_open(buf, &w, rel, sizeof(rel), err, sizeof(err)));
+	EXPECT_EQ(deep, w.id);
+	EXPECT_EQ(3, w.level);
+	EXPECT_STREQ("/a/b/c", rel);
+	close(w.fd);
 	ASSERT_EQ(0, gl_cg_open(tree, &w, rel, sizeof(rel), err, sizeof(err)));
 	EXPECT_EQ(0, w.level);
 	EXPECT_STREQ("/", rel);

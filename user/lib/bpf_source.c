@@ -548,6 +548,18 @@ int gl_bpf_cgroup_switch(struct gl_bpf *b, bool on)
  * the ids and levels; the fds are only checked (cgroup2 directories, the
  * ids theirs), since BPF keeps nothing open
  */
+/* whether this process is in a cgroup namespace other than init's */
+static bool bs_cgroup_ns(void)
+{
+	struct stat self, init;
+
+	/* unreadable (no /proc, not root): assume the initial one */
+	if (stat("/proc/self/ns/cgroup", &self) ||
+	    stat("/proc/1/ns/cgroup", &init))
+		return false;
+	return self.st_ino != init.st_ino || self.st_dev != init.st_dev;
+}
+
 int gl_bpf_cgroup_set(struct gl_bpf *b, const struct gl_cgroup_watch *w,
 		      unsigned int n)
 {
@@ -559,6 +571,12 @@ int gl_bpf_cgroup_set(struct gl_bpf *b, const struct gl_cgroup_watch *w,
 
 	if (n > GPULAT_CG_WATCH_MAX)
 		return -E2BIG;
+	/*
+	 * the programs match a cgroup's global level; a cgroup namespace's
+	 * paths (and so w->level) are relative to its root
+	 */
+	if (n && bs_cgroup_ns())
+		return -EXDEV;
 	for (i = 0; i < n; i++) {
 		if (fstat(w[i].fd, &st) || fstatfs(w[i].fd, &fs))
 			return -EBADF;

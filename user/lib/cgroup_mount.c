@@ -142,6 +142,29 @@ static const char *under(const char *root, const char *path)
 	return path[n] ? path + n : "/";
 }
 
+/* drop empty and "." components and a trailing slash of absolute @p */
+static void normalize(char *p)
+{
+	char *out = p, *in = p;
+
+	while (*in) {
+		while (*in == '/')
+			in++;
+		if (!*in)
+			break;
+		if (in[0] == '.' && (in[1] == '/' || !in[1])) {
+			in++;
+			continue;
+		}
+		*out++ = '/';
+		while (*in && *in != '/')
+			*out++ = *in++;
+	}
+	if (out == p)
+		*out++ = '/';
+	*out = '\0';
+}
+
 /* gl_cg_open - see cgroup.h */
 int gl_cg_open(const char *path, struct gl_cgroup_watch *w, char *rel,
 	       size_t rlen, char *err, size_t elen)
@@ -164,6 +187,8 @@ int gl_cg_open(const char *path, struct gl_cgroup_watch *w, char *rel,
 		snprintf(err, elen, "%s: path too long", path);
 		return -ENAMETOOLONG;
 	}
+	/* "a//b/./c/" is "a/b/c": the level counts components */
+	normalize(full);
 	if (strstr(full, "/../") || (strlen(full) >= 3 &&
 				     !strcmp(full + strlen(full) - 3, "/..")) ||
 	    !under(root, full)) {
