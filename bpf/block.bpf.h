@@ -296,7 +296,8 @@ GL_TP(block_rq_complete, gl_block_complete, struct request *rq, int error, unsig
 	key = f->key;
 	now = bpf_ktime_get_ns();
 	gl_block_file(rq, key, GPULAT_BLOCK_DEVICE, ts, now, f->cg);
-	if (f->cg_watched)
+	/* as the module: nothing filed once the family is off or unwatched */
+	if (f->cg_watched && gl_conf.cg_nr)
 		gl_block_cg_end(f, now);
 	gl_flight_release(&block_flight, (__u64)rq, f);
 	return 0;
