@@ -578,8 +578,8 @@ TEST_F(tool, help_texts)
 {
 	ASSERT_EQ(0, run(self->out, sizeof(self->out), self->err,
 			 sizeof(self->err), ARGV("--help")));
-	ASSERT_NE(NULL, strstr(self->out, "\n  enable     switch families on"));
-	ASSERT_NE(NULL, strstr(self->out, "\n  reset      zero every"));
+	ASSERT_NE(NULL, strstr(self->out, "\n  enable       switch families on"));
+	ASSERT_NE(NULL, strstr(self->out, "\n  reset        zero every"));
 	ASSERT_NE(NULL, strstr(self->out, "gpulat enable irq nvidia"));
 	ASSERT_EQ(0, run(self->out, sizeof(self->out), self->err,
 			 sizeof(self->err), ARGV("hist", "--help")));

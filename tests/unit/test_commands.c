@@ -54,7 +54,7 @@ TEST(main_help_lists_the_table)
 	for (cmd = GPULAT_CMD_VERSION + 1; cmd < GPULAT_NR_CMDS; cmd++) {
 		const struct gpulat_command *c = gpulat_command_of(cmd);
 
-		snprintf(line, sizeof(line), "\n  %-10s %s\n", c->name,
+		snprintf(line, sizeof(line), "\n  %-12s %s\n", c->name,
 			 c->summary);
 		at = strstr(buf, line);
 		ASSERT_NE(NULL, at);

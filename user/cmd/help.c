@@ -53,7 +53,7 @@ static void usage_main(FILE *f)
 	for (cmd = GPULAT_CMD_NONE; cmd < GPULAT_NR_CMDS; cmd++) {
 		c = gpulat_command_of(cmd);
 		if (c)
-			fprintf(f, "  %-10s %s\n", c->name, c->summary);
+			fprintf(f, "  %-12s %s\n", c->name, c->summary);
 	}
 	fputs("\nfamilies: ", f);
 	for (i = 0; i < gl_family_count(); i++)
