@@ -28,8 +28,41 @@ typedef struct {
 	char busId[32];			/* 00000000:3B:00.0 */
 } nvmlPciInfo_t;
 
+/* The process tables: v1 (drivers before 450), v2 and v3 alike after. */
+typedef struct {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;	/* bytes */
+} nvmlProcessInfo_v1_t;
+typedef struct {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;	/* bytes; ~0ULL: unknown */
+	unsigned int gpuInstanceId, computeInstanceId;	/* MIG; ~0U: none */
+} nvmlProcessInfo_v2_t;
+/* One process's share of the GPU over a sample period (percent). */
+typedef struct {
+	unsigned int pid;
+	unsigned long long timeStamp;	/* CPU time, microseconds */
+	unsigned int smUtil, memUtil, encUtil, decUtil;
+} nvmlProcessUtilizationSample_t;
+typedef struct {
+	unsigned long long total, free, used;	/* bytes */
+} nvmlMemory_t;
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+typedef struct {
+	nvmlDevice_t device;
+	unsigned long long eventType;
+	unsigned long long eventData;	/* the Xid code, for an Xid */
+	unsigned int gpuInstanceId, computeInstanceId;
+} nvmlEventData_t;
+
 #define NVML_SUCCESS			0
+#define NVML_ERROR_INVALID_ARGUMENT	2
 #define NVML_ERROR_NOT_SUPPORTED	3
+#define NVML_ERROR_NOT_FOUND		6
+#define NVML_ERROR_INSUFFICIENT_SIZE	7
+#define NVML_ERROR_TIMEOUT		10
+#define NVML_EVENT_XID			0x8ULL	/* nvmlEventTypeXidCriticalError */
+#define NVML_VALUE_NOT_AVAILABLE	(~0ULL)
 
 #define NVML_SONAME	"libnvidia-ml.so.1"
 #define NVML_MAX_GPUS	64

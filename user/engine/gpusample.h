@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The GPU timeline: NVML sampled once per interval (1 s by default) in a
+ * child process, beside a watch.  The child writes fixed-size samples
+ * and the Xid events it waits for (nvmlEventSetWait) into memory it
+ * shares with gpulat; gpulat never calls NVML itself, so a driver call
+ * that never returns stops the samples, not gpulat.  The call the child
+ * is in is published before each call: one that runs longer than its
+ * bound ($GPULAT_NVML_TIMEOUT, 10 s) is named and the child killed.
+ */
+#ifndef _GPULAT_USER_GPUSAMPLE_H
+#define _GPULAT_USER_GPUSAMPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define GS_MAX_GPUS	16	/* sampled; more are counted, not sampled */
+#define GS_MAX_PROCS	8	/* per GPU and sample: the most memory first */
+#define GS_MAX_XIDS	64	/* kept; more are counted in xids_lost */
+#define GS_MAX_SLOTS	3600	/* samples kept; older ones are counted lost */
+#define GS_INTERVAL_S	1.0	/* the default sampling interval */
+#define GS_INTERVAL_MIN	0.2	/* the shortest one accepted */
+#define GS_INTERVAL_MAX	60.0
+#define GS_NA		UINT32_MAX	/* an answer NVML did not give */
+
+/* Which answers of a GPU's sample are valid. */
+enum {
+	GS_F_UTIL	= 1 << 0,	/* util_gpu, util_mem */
+	GS_F_MEM	= 1 << 1,	/* mem_used, mem_total */
+	GS_F_REASONS	= 1 << 2,	/* reasons */
+	GS_F_LINK	= 1 << 3,	/* cur_gen, cur_width */
+	GS_F_MAXLINK	= 1 << 4,	/* max_gen, max_width */
+	GS_F_REPLAY	= 1 << 5,	/* replays */
+	GS_F_PERSIST	= 1 << 6,	/* persistence */
+	GS_F_PROCS	= 1 << 7,	/* procs, procs_total */
+	GS_F_PUTIL	= 1 << 8,	/* procs[].sm where not GS_NA */
+};
+
+struct gs_proc {
+	int32_t pid;		/* as NVML gives it: the host's pid */
+	uint32_t sm;		/* percent of the SMs over the period; GS_NA */
+	uint64_t mem;		/* bytes of GPU memory; UINT64_MAX unknown */
+};
+
+struct gs_gpu_sample {
+	uint32_t ok;		/* GS_F_* */
+	uint32_t util_gpu, util_mem;	/* percent */
+	uint64_t mem_used, mem_total;	/* bytes */
+	uint64_t reasons;	/* clock event reasons, nvml.c's bits */
+	uint32_t cur_gen, cur_width, max_gen, max_width;
+	uint32_t replays;	/* PCIe replay counter, since the driver loaded */
+	int32_t persistence;	/* 1 enabled */
+	uint32_t nr_procs;	/* in procs[] */
+	uint32_t procs_total;	/* NVML's count */
+	struct gs_proc procs[GS_MAX_PROCS];
+};
+
+struct gs_sample {
+	uint64_t time_ns;	/* CLOCK_MONOTONIC when the sample began */
+	uint32_t nr_gpus;	/* gpu[] filled */
+	uint32_t pad;
+	struct gs_gpu_sample gpu[GS_MAX_GPUS];
+};
+
+/* An Xid NVML's event API delivered. */
+struct gs_xid {
+	uint64_t time_ns;	/* CLOCK_MONOTONIC when the child got it */
+	uint32_t gpu;		/* index; GS_NA: a device not listed */
+	uint32_t code;
+};
+
+struct gs_gpu_info {
+	char name[96];
+	char bus_id[32];	/* as NVML gives it: 00000000:3B:00.0 */
+};
+
+/* What a sampler saw, copied out of the shared memory when it stopped. */
+struct gs_timeline {
+	bool started;		/* a sampler ran (false: none asked for) */
+	bool present;		/* NVML answered nvmlInit */
+	char absent[512];	/* why not, when !present */
+	char lib[256];
+	char driver[96];
+	char missing[512];	/* functions the library lacks */
+	bool hung;		/* a call did not return within its bound */
+	char hung_why[256];
+	bool events;		/* Xids come from NVML's event API */
+	char events_why[256];	/* why not, when !events */
+	double interval_s;
+	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC of the window */
+	uint32_t nr_gpus;	/* NVML's count */
+	uint32_t nr_sampled;	/* at most GS_MAX_GPUS of them */
+	struct gs_gpu_info info[GS_MAX_GPUS];
+	struct gs_sample *samples;	/* oldest first */
+	size_t nr_samples;
+	uint64_t samples_lost;	/* overwritten: more than GS_MAX_SLOTS */
+	struct gs_xid *xids;
+	size_t nr_xids;
+	uint64_t xids_lost;
+};
+
+struct gs_shared;
+
+struct gs_sampler {
+	struct gs_shared *sh;
+	size_t map_len;
+	pid_t pid;		/* the child; 0: none */
+	double interval_s, bound_s;
+	uint64_t start_ns;
+};
+
+/*
+ * gs_interval - $GPULAT_NVML_INTERVAL seconds when set (0 turns sampling
+ * off), else @given when > 0, else GS_INTERVAL_S; -1 when the
+ * environment's value is bad (a message in @why)
+ */
+double gs_interval(double given, char *why, size_t len);
+
+/*
+ * gs_start - fork the sampler for a window of about @window_s seconds
+ * (0: as long as it runs) at one sample per @interval_s.  Returns at
+ * once: the child loads NVML.  0, or -errno (fork, mmap) with @s empty.
+ */
+int gs_start(struct gs_sampler *s, double interval_s, double window_s);
+/*
+ * gs_stop - end the sampler and copy what it saw into @t (gs_free()
+ * it); a child in a call past its bound is named hung and killed.
+ * Never waits on NVML longer than a second.  Safe on a sampler that
+ * never started (@t then says so).  0 or -ENOMEM.
+ */
+int gs_stop(struct gs_sampler *s, struct gs_timeline *t);
+void gs_timeline_free(struct gs_timeline *t);
+
+/* gs_bus_same - whether NVML's bus id and the kernel's device name agree */
+bool gs_bus_same(const char *nvml_bus, const char *dev_name);
+
+/* gs_print_text - one line per sample and GPU: the report's timeline */
+void gs_print_text(FILE *f, const struct gs_timeline *t);
+/* gs_print_json - the timeline as one JSON object */
+void gs_print_json(FILE *f, const struct gs_timeline *t);
+
+#endif /* _GPULAT_USER_GPUSAMPLE_H */
