@@ -10,6 +10,7 @@
 
 #include "diagnose.h"
 #include "gpulat.h"
+#include "gpusample.h"
 #include "watch.h"
 
 static const char usage_diagnose[] =
@@ -20,7 +21,11 @@ static const char usage_diagnose[] =
 "layer (GPU driver interrupt path, network, storage, scheduler, memory)\n"
 "most likely causes the spikes, the evidence (percentiles, counts, top\n"
 "culprits by name and pid) and what to do next.  Says so when nothing is\n"
-"abnormal.\n"
+"abnormal.  Meanwhile NVML, when present, is sampled once a second in a\n"
+"child process (GPULAT_NVML_INTERVAL seconds, 0 off): utilisation,\n"
+"memory, clock event reasons, PCIe link, GPU processes and Xid events,\n"
+"judged by the triage rule (GPUs idle: the host; busy with memory full:\n"
+"the job).\n"
 "\n"
 "options:\n"
 "  -d, --duration SECONDS  how long to watch, 0.1 to 86400 (default 10)\n"
@@ -39,12 +44,21 @@ int diagnose_run(const struct gpulat_opts *o)
 					    GPULAT_DIAGNOSE_SECONDS;
 	struct diag_tasks t0 = { 0 }, t1 = { 0 }, used = { 0 };
 	struct diag_result *r = NULL;
+	struct gs_sampler gs = { 0 };
+	struct gs_timeline gt = { 0 };
 	uint32_t major, minor;
+	double every;
+	char why[160];
 	bool have_t0, have_used;
 	struct watch w;
 	struct gl_source *src;
 	int ret;
 
+	every = gs_interval(0, why, sizeof(why));
+	if (every < 0) {
+		fprintf(stderr, "gpulat: diagnose: %s\n", why);
+		return GPULAT_EXIT_ERROR;
+	}
 	ret = gpulat_source_open(o, &src, &major, &minor, stderr);
 	if (ret)
 		return gpulat_device_exit(ret);
@@ -54,16 +68,25 @@ int diagnose_run(const struct gpulat_opts *o)
 	watch_stop_on_signal();
 	/* CPU time around the watch; a missing /proc only costs those users */
 	have_t0 = !diag_tasks_read(&t0);
+	/* a sampler that cannot start costs the GPU side only: it says so */
+	if (every > 0 && gs_start(&gs, every, duration))
+		memset(&gs, 0, sizeof(gs));
 	ret = watch_run(src, duration, 0, false, o->thresholds,
 			o->thresholds_set, &w, NULL, NULL, stderr);
+	if (gs_stop(&gs, &gt))
+		memset(&gt, 0, sizeof(gt));
 	have_used = !ret && have_t0 && !diag_tasks_read(&t1) &&
 		    !diag_tasks_delta(&t0, &t1, &used);
 	gl_source_close(src);
 	diag_tasks_free(&t0);
 	diag_tasks_free(&t1);
-	if (ret)
+	if (ret) {
+		gs_timeline_free(&gt);
 		return GPULAT_EXIT_ERROR;	/* watch_run() said why */
-	ret = diag_analyze_tasks(&w, have_used ? &used : NULL, &r);
+	}
+	ret = diag_analyze_gpu(&w, have_used ? &used : NULL,
+			       every > 0 ? &gt : NULL, &r);
+	gs_timeline_free(&gt);
 	if (ret) {
 		fprintf(stderr, "gpulat: diagnose: %s\n", strerror(-ret));
 		ret = GPULAT_EXIT_ERROR;

@@ -129,16 +129,31 @@ static void diag_item_fill(struct diag_item *it, const struct gl_snapshot *win,
 		diag_above(&h, threshold, &it->over_threshold, &unused);
 }
 
-/* diag_xid_add - remember an Xid once (the snapshot and the trace agree) */
-static void diag_xid_add(struct diag_layer_res *L, uint64_t time_ns,
-			 uint32_t code, const char *device, bool in_window)
+/*
+ * diag_xid_add - see diagnose_int.h.  The snapshot and the trace give
+ * one kernel Xid the same time; NVML's comes a little later, from the
+ * same device: it joins a kernel Xid that no NVML one joined yet.
+ */
+void diag_xid_add(struct diag_layer_res *L, uint64_t time_ns, uint32_t code,
+		  const char *device, bool in_window, uint32_t from)
 {
 	struct diag_xid_seen *x;
 	size_t i;
 
-	for (i = 0; i < L->nr_xids; i++)
-		if (L->xids[i].time_ns == time_ns && L->xids[i].code == code)
+	for (i = 0; i < L->nr_xids; i++) {
+		x = &L->xids[i];
+		if (x->code != code)
+			continue;
+		if (x->time_ns == time_ns && (x->from & from))
 			return;
+		if (!(x->from & from) && !strncmp(x->device, device,
+						  sizeof(x->device)) &&
+		    (x->time_ns > time_ns ? x->time_ns - time_ns :
+		     time_ns - x->time_ns) <= DIAG_XID_SAME_NS) {
+			x->from |= from;
+			return;
+		}
+	}
 	if (in_window)
 		L->xids_in_window++;
 	if (L->nr_xids == DIAG_MAX_XIDS) {
@@ -156,7 +171,8 @@ static void diag_xid_add(struct diag_layer_res *L, uint64_t time_ns,
 	x->time_ns = time_ns;
 	x->code = code;
 	x->in_window = in_window;
-	memcpy(x->device, device, sizeof(x->device));
+	x->from = from;
+	strncpy(x->device, device, sizeof(x->device));
 	x->device[sizeof(x->device) - 1] = '\0';
 }
 /* --- Analysis --------------------------------------------------------- */
@@ -292,7 +308,7 @@ static void diag_xids(struct diag_result *r, const struct watch *w)
 
 		if (e->type == GPULAT_EVENT_XID)
 			diag_xid_add(L, e->time_ns, e->code, e->device,
-				     e->time_ns >= from);
+				     e->time_ns >= from, DIAG_XID_FROM_KERNEL);
 	}
 	for (i = 0; i < w->nr_recs; i++) {
 		const struct gl_trace_rec *rec = &w->recs[i];
@@ -301,7 +317,8 @@ static void diag_xids(struct diag_result *r, const struct watch *w)
 		    rec->u.event.event.type == GPULAT_EVENT_XID)
 			diag_xid_add(L, rec->u.event.event.time_ns,
 				     rec->u.event.event.code,
-				     rec->u.event.event.device, true);
+				     rec->u.event.event.device, true,
+				     DIAG_XID_FROM_KERNEL);
 	}
 }
 
@@ -350,9 +367,9 @@ static void diag_judge(struct diag_result *r)
 		r->layer[r->rank[i]].rank = i + 1;
 }
 
-/* diag_analyze_tasks - see diagnose.h */
-int diag_analyze_tasks(const struct watch *w, const struct diag_tasks *used,
-		       struct diag_result **out)
+/* diag_analyze_gpu - see diagnose.h */
+int diag_analyze_gpu(const struct watch *w, const struct diag_tasks *used,
+		     const struct gs_timeline *gpu, struct diag_result **out)
 {
 	const struct gpulat_snap_header *h = NULL;
 	struct diag_result *r;
@@ -387,6 +404,8 @@ int diag_analyze_tasks(const struct watch *w, const struct diag_tasks *used,
 	if (!ret) {
 		diag_layers_sum(r);
 		diag_xids(r, w);
+		if (gpu)
+			diag_gpu_xids(r, gpu, w);
 		ret = diag_trace(r, w);
 	}
 	if (!ret)
@@ -401,12 +420,21 @@ int diag_analyze_tasks(const struct watch *w, const struct diag_tasks *used,
 	diag_judge(r);
 	diag_advise_all(r, w);
 	ret = diag_cgroups(r, w);
+	if (!ret && gpu)
+		ret = diag_gpu(r, gpu);
 	if (ret) {
 		diag_free(r);
 		return ret;
 	}
 	*out = r;
 	return 0;
+}
+
+/* diag_analyze_tasks - see diagnose.h */
+int diag_analyze_tasks(const struct watch *w, const struct diag_tasks *used,
+		       struct diag_result **out)
+{
+	return diag_analyze_gpu(w, used, NULL, out);
 }
 
 /* diag_analyze - see diagnose.h */
@@ -421,6 +449,7 @@ void diag_free(struct diag_result *r)
 		return;
 	free(r->items);
 	free(r->cg);
+	free(r->gpu);
 	free(r);
 }
 

@@ -77,6 +77,15 @@ void diag_tasks_free(struct diag_tasks *t);
 int diag_analyze_tasks(const struct watch *w, const struct diag_tasks *used,
 		       struct diag_result **out);
 
+struct gs_timeline;
+/*
+ * diag_analyze_gpu - diag_analyze_tasks() with the GPU side: the NVML
+ * timeline @gpu sampled over the watch (NULL: none), judged by the
+ * triage rule, its Xids merged with the tracepoint's
+ */
+int diag_analyze_gpu(const struct watch *w, const struct diag_tasks *used,
+		     const struct gs_timeline *gpu, struct diag_result **out);
+
 /* A process named as a cause. */
 struct diag_culprit {
 	int32_t pid;		/* thread (trace) or process (CPU time) */

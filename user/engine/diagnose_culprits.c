@@ -87,8 +87,8 @@ static void diag_procs_sort(struct diag_procs *p)
 		qsort(p->v, p->n, sizeof(*p->v), diag_proc_cmp);
 }
 
-/* diag_is_miner - whether @comm is the name of a known cryptominer */
-static bool diag_is_miner(const char *comm)
+/* diag_is_miner - see diagnose_int.h */
+bool diag_is_miner(const char *comm)
 {
 	static const char *const names[] = {
 		"miner", "xmrig", "xmr-stak", "kdevtmpfsi", "kinsing",

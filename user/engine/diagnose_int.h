@@ -16,6 +16,7 @@
 #include "cpuset.h"
 #include "diagnose.h"
 #include "diagnose_cg.h"
+#include "diagnose_gpu.h"
 #include "gpulat.h"
 
 /* A baseline needs this many samples before it counts. */
@@ -101,10 +102,17 @@ struct diag_procs {
 	size_t n, cap;
 };
 
+/* Where an Xid was seen: one Xid seen by both counts once. */
+enum {
+	DIAG_XID_FROM_KERNEL	= 1 << 0,	/* the driver's tracepoint */
+	DIAG_XID_FROM_NVML	= 1 << 1,	/* NVML's event API */
+};
+
 struct diag_xid_seen {
 	uint64_t time_ns;
 	uint32_t code;
-	char device[32];
+	uint32_t from;		/* DIAG_XID_FROM_* */
+	char device[32];	/* the kernel's name: 0000:3b:00.0 */
 	bool in_window;
 };
 
@@ -154,6 +162,8 @@ struct diag_result {
 	bool abnormal;
 	/* by cgroup, per layer (diagnose_cgroups.c); NULL: none seen */
 	struct diag_cg_layer *cg;
+	/* the GPU side (diagnose_gpu.c); NULL: not sampled */
+	struct diag_gpu_res *gpu;
 };
 
 /* The Xid codes, by what they mean for the layer. */
@@ -192,6 +202,12 @@ static inline double diag_weighted(const struct diag_item *it)
 /* diag_key_name - the name of (@fam, @key) among @s's series, or "" */
 const char *diag_key_name(const struct gl_snapshot *s, uint32_t fam,
 			  uint64_t key);
+/*
+ * diag_xid_add - Xid @code on @device at @time_ns, seen by @from
+ * (DIAG_XID_FROM_*), into layer @L once
+ */
+void diag_xid_add(struct diag_layer_res *L, uint64_t time_ns, uint32_t code,
+		  const char *device, bool in_window, uint32_t from);
 /* diag_top_item - the evidence item @k of layer @l, or NULL */
 const struct diag_item *diag_top_item(const struct diag_result *r,
 				      enum diag_layer l, size_t k);
@@ -206,6 +222,8 @@ int diag_slow_cpus(struct diag_result *r);
 int diag_cpu_users(struct diag_result *r, const struct diag_tasks *used);
 /* diag_alike - whether tasks wait on every CPU alike, where they do not */
 void diag_alike(struct diag_result *r);
+/* diag_is_miner - whether @comm is the name of a known cryptominer */
+bool diag_is_miner(const char *comm);
 /* diag_cause - a culprit that counts as a cause, not one listed only */
 bool diag_cause(const struct diag_culprit *c);
 

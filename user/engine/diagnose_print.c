@@ -191,9 +191,10 @@ static void diag_print_xids(FILE *f, const struct diag_result *r,
 		const struct diag_xid_seen *x = &L->xids[k];
 
 		units_printable(dev, sizeof(dev), x->device);
-		snprintf(line, sizeof(line), "Xid %u on %s: %s%s", x->code,
+		snprintf(line, sizeof(line), "Xid %u on %s: %s%s%s", x->code,
 			 dev[0] ? dev : "?", diag_xid_meaning(x->code, NULL),
-			 x->in_window ? "" : " (before the watch)");
+			 x->in_window ? "" : " (before the watch)",
+			 x->from == DIAG_XID_FROM_NVML ? " (from NVML)" : "");
 		diag_wrap_words(f, " ", 4, line);
 	}
 }
@@ -288,6 +289,8 @@ void diag_print_text(FILE *f, const struct diag_result *r)
 		diag_wrap_words(f, " ", 2,
 				"If the spikes come and go, run gpulat diagnose while they happen (-d 60), or record them for later with gpulat report.");
 	}
+	/* the operators' first question is the GPU's: its answer first */
+	diag_gpu_print(f, r);
 	for (i = 0; i < DIAG_NR_LAYERS; i++) {
 		fputc('\n', f);
 		diag_print_layer(f, r, r->rank[i]);
@@ -430,6 +433,10 @@ static void diag_json_layer(struct json *j, const struct diag_result *r,
 		json_str(j, "device", x->device);
 		json_u64(j, "time_ns", x->time_ns);
 		json_bool(j, "in_window", x->in_window);
+		json_str(j, "seen_by",
+			 x->from == (DIAG_XID_FROM_KERNEL | DIAG_XID_FROM_NVML) ?
+			 "both" : x->from & DIAG_XID_FROM_NVML ? "nvml" :
+			 "tracepoint");
 		json_str(j, "meaning", diag_xid_meaning(x->code, &cls));
 		json_str(j, "class", diag_xid_class_names[cls]);
 		json_object_end(j);
@@ -481,6 +488,7 @@ void diag_print_json(FILE *f, const struct diag_result *r)
 	for (i = 0; i < DIAG_NR_LAYERS; i++)
 		diag_json_layer(&j, r, r->rank[i]);
 	json_array_end(&j);
+	diag_gpu_json(&j, r);
 	json_object_end(&j);
 	json_end(&j);
 }

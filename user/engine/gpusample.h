@@ -5,8 +5,9 @@
  * and the Xid events it waits for (nvmlEventSetWait) into memory it
  * shares with gpulat; gpulat never calls NVML itself, so a driver call
  * that never returns stops the samples, not gpulat.  The call the child
- * is in is published before each call: one that runs longer than its
- * bound ($GPULAT_NVML_TIMEOUT, 10 s) is named and the child killed.
+ * is in is published before each call: at the end of the window the
+ * child gets a second to finish it, then the call is named as hung and
+ * the child killed.
  */
 #ifndef _GPULAT_USER_GPUSAMPLE_H
 #define _GPULAT_USER_GPUSAMPLE_H
@@ -108,7 +109,7 @@ struct gs_sampler {
 	struct gs_shared *sh;
 	size_t map_len;
 	pid_t pid;		/* the child; 0: none */
-	double interval_s, bound_s;
+	double interval_s;
 	uint64_t start_ns;
 };
 
@@ -126,18 +127,18 @@ double gs_interval(double given, char *why, size_t len);
  */
 int gs_start(struct gs_sampler *s, double interval_s, double window_s);
 /*
- * gs_stop - end the sampler and copy what it saw into @t (gs_free()
- * it); a child in a call past its bound is named hung and killed.
- * Never waits on NVML longer than a second.  Safe on a sampler that
+ * gs_stop - end the sampler and copy what it saw into @t
+ * (gs_timeline_free() it); a child still in a call a second later is
+ * named hung and killed.  Never waits on NVML longer than that.  Safe on a sampler that
  * never started (@t then says so).  0 or -ENOMEM.
  */
 int gs_stop(struct gs_sampler *s, struct gs_timeline *t);
 void gs_timeline_free(struct gs_timeline *t);
 
-/* gs_bus_same - whether NVML's bus id and the kernel's device name agree */
-bool gs_bus_same(const char *nvml_bus, const char *dev_name);
-
-/* gs_print_text - one line per sample and GPU: the report's timeline */
+/*
+ * gs_print_text - one line per sample and GPU, time from the window's
+ * start, then the Xids: the report's gpu-timeline.txt
+ */
 void gs_print_text(FILE *f, const struct gs_timeline *t);
 /* gs_print_json - the timeline as one JSON object */
 void gs_print_json(FILE *f, const struct gs_timeline *t);

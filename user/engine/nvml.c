@@ -60,7 +60,8 @@ char *nvml_reasons_text(char *buf, size_t len, unsigned long long reasons)
 	return buf;
 }
 
-static const char *nvml_err(const struct nvml_info *n, nvmlReturn_t ret,
+/* nvml_error_text - see nvml.h */
+const char *nvml_error_text(const struct nvml_info *n, nvmlReturn_t ret,
 			    char *buf, size_t len)
 {
 	const char *s = NULL;
@@ -92,6 +93,14 @@ void nvml_close(struct nvml_info *n)
 	(void)n;
 }
 
+void *nvml_sym_at(struct nvml_info *n, const char *const *names, int *which)
+{
+	(void)n;
+	(void)names;
+	(void)which;
+	return NULL;
+}
+
 #else
 
 /* The functions used, each with the C type NVML gives it. */
@@ -113,25 +122,25 @@ struct nvml_fns {
 	nvmlReturn_t (*driver)(char *, unsigned int);
 };
 
-/* nvml_sym - the first of @names the library has; else listed as missing */
-static void *nvml_sym(struct nvml_info *n, const char *const *names)
+/* nvml_sym_at - see nvml.h */
+void *nvml_sym_at(struct nvml_info *n, const char *const *names, int *which)
 {
 	size_t off = strlen(n->missing);
 	void *p;
 	int i;
 
 	for (i = 0; names[i]; i++) {
-		p = dlsym(n->handle, names[i]);
-		if (p)
+		p = n->handle ? dlsym(n->handle, names[i]) : NULL;
+		if (p) {
+			if (which)
+				*which = i;
 			return p;
+		}
 	}
 	snprintf(n->missing + off, sizeof(n->missing) - off, "%s%s",
 		 off ? ", " : "", names[0]);
 	return NULL;
 }
-
-#define NVML_SYM(n, ...) \
-	nvml_sym(n, (const char *const[]){ __VA_ARGS__, NULL })
 
 static void nvml_load(struct nvml_info *n, struct nvml_fns *f)
 {
@@ -222,7 +231,7 @@ void nvml_collect(struct nvml_info *n)
 	ret = f.init();
 	if (ret) {
 		snprintf(n->absent, sizeof(n->absent), "nvmlInit failed: %s",
-			 nvml_err(n, ret, eb, sizeof(eb)));
+			 nvml_error_text(n, ret, eb, sizeof(eb)));
 		goto unload;
 	}
 	n->present = true;
@@ -275,7 +284,7 @@ static const char *nvml_val(const struct nvml_info *n, nvmlReturn_t ret,
 
 	if (ret == NVML_NO_FN)
 		return "absent: the library lacks the function";
-	snprintf(buf, len, "absent: %s", nvml_err(n, ret, eb, sizeof(eb)));
+	snprintf(buf, len, "absent: %s", nvml_error_text(n, ret, eb, sizeof(eb)));
 	return buf;
 }
 

@@ -99,8 +99,20 @@ struct nvml_info {
 
 /* nvml_collect - load NVML and ask it; always fills @n (see n->present) */
 void nvml_collect(struct nvml_info *n);
+/*
+ * nvml_sym_at - the first of @names (NULL-terminated) the loaded library
+ * has, its index in *@which (when not NULL); NULL, with names[0] added
+ * to n->missing, when it has none
+ */
+void *nvml_sym_at(struct nvml_info *n, const char *const *names, int *which);
+#define NVML_SYM_AT(n, which, ...) \
+	nvml_sym_at(n, (const char *const[]){ __VA_ARGS__, NULL }, which)
+#define NVML_SYM(n, ...)	NVML_SYM_AT(n, NULL, __VA_ARGS__)
 /* nvml_close - shut NVML down and unload it */
 void nvml_close(struct nvml_info *n);
+/* nvml_error_text - "not supported", "Unknown Error (NVML error 999)" */
+const char *nvml_error_text(const struct nvml_info *n, nvmlReturn_t ret,
+			    char *buf, size_t len);
 /* nvml_print_text - the state of every GPU, or "absent: why" */
 void nvml_print_text(FILE *f, const struct nvml_info *n);
 /* nvml_reasons_text - "hw slowdown, sw thermal slowdown" for a reasons mask; "none" when 0 */

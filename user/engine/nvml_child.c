@@ -78,6 +78,23 @@ static int nvml_child_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* nvml_close_fds - see nvml_child.h */
+void nvml_close_fds(int keep)
+{
+	struct dirent *e;
+	DIR *d;
+
+	d = opendir("/proc/self/fd");
+	while (d && (e = readdir(d))) {
+		int o = atoi(e->d_name);
+
+		if (o > 2 && o != keep && o != dirfd(d))
+			close(o);
+	}
+	if (d)
+		closedir(d);
+}
+
 /*
  * nvml_child - in the child: ask NVML and send the answer on @fd.
  * The descriptors of the report (the device, its files) are closed first,
@@ -89,19 +106,9 @@ static void __attribute__((noreturn)) nvml_child(int fd)
 	struct nvml_info *n;
 	char *text = NULL;
 	size_t len = 0;
-	struct dirent *e;
 	FILE *f;
-	DIR *d;
 
-	d = opendir("/proc/self/fd");
-	while (d && (e = readdir(d))) {
-		int o = atoi(e->d_name);
-
-		if (o > 2 && o != fd && o != dirfd(d))
-			close(o);
-	}
-	if (d)
-		closedir(d);
+	nvml_close_fds(fd);
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		_exit(3);

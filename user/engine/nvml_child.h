@@ -32,4 +32,11 @@ double nvml_child_timeout(void);
 int nvml_child_ask(double timeout_s, struct nvml_answer *a, char *why,
 		   size_t whylen);
 
+/*
+ * nvml_close_fds - in a child about to call NVML: close every descriptor
+ * above 2 but @keep, so that a child stuck in the driver holds none of
+ * the parent's (the device, a report's files)
+ */
+void nvml_close_fds(int keep);
+
 #endif /* _GPULAT_USER_NVML_CHILD_H */

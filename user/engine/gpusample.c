@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The GPU sampler, gpulat's side: the shared memory, the child started
+ * and stopped, and what it wrote copied out.  gpulat only reads memory
+ * and waits on the child with a bound: NVML is never called here.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpusample_int.h"
+#include "nvml.h"
+
+const char *const gs_call_names[GS_NR_CALLS] = {
+	[GS_CALL_NONE]		= "no call",
+	[GS_CALL_LOAD]		= "nvmlInit and the first reading",
+	[GS_CALL_HANDLE]	= "nvmlDeviceGetHandleByIndex",
+	[GS_CALL_UTIL]		= "nvmlDeviceGetUtilizationRates",
+	[GS_CALL_MEM]		= "nvmlDeviceGetMemoryInfo",
+	[GS_CALL_REASONS]	= "nvmlDeviceGetCurrentClocksEventReasons",
+	[GS_CALL_LINK]		= "nvmlDeviceGet{Curr,Max}PcieLink{Generation,Width}",
+	[GS_CALL_REPLAY]	= "nvmlDeviceGetPcieReplayCounter",
+	[GS_CALL_PERSIST]	= "nvmlDeviceGetPersistenceMode",
+	[GS_CALL_PROCS]		= "nvmlDeviceGetComputeRunningProcesses",
+	[GS_CALL_PUTIL]		= "nvmlDeviceGetProcessUtilization",
+	[GS_CALL_EVENTS]	= "nvmlEventSetCreate/nvmlDeviceRegisterEvents",
+	[GS_CALL_WAIT]		= "nvmlEventSetWait",
+	[GS_CALL_SHUTDOWN]	= "nvmlShutdown",
+};
+
+/* How long gpulat waits for a child asked to stop before killing it. */
+#define GS_STOP_WAIT_S	1.0
+
+uint64_t gs_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* gs_interval - see gpusample.h */
+double gs_interval(double given, char *why, size_t len)
+{
+	const char *s = getenv("GPULAT_NVML_INTERVAL");
+	char *end;
+	double v;
+
+	if (!s || !s[0])
+		return given > 0 ? given : GS_INTERVAL_S;
+	v = strtod(s, &end);
+	if (*end || !(v == 0 || (v >= GS_INTERVAL_MIN &&
+				 v <= GS_INTERVAL_MAX))) {
+		snprintf(why, len,
+			 "GPULAT_NVML_INTERVAL=%s: not 0 (off) or seconds from %g to %g",
+			 s, GS_INTERVAL_MIN, GS_INTERVAL_MAX);
+		return -1;
+	}
+	return v;
+}
+
+/* gs_start - see gpusample.h */
+int gs_start(struct gs_sampler *s, double interval_s, double window_s)
+{
+	double slots = window_s > 0 ? window_s / interval_s + 4 : GS_MAX_SLOTS;
+	uint32_t cap = slots < GS_MAX_SLOTS ? (uint32_t)slots : GS_MAX_SLOTS;
+	size_t len = sizeof(struct gs_shared) + cap * sizeof(struct gs_sample);
+	struct gs_shared *sh;
+	pid_t pid;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	sh = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (sh == MAP_FAILED)
+		return -errno;
+	sh->magic = GS_MAGIC;
+	sh->cap = cap;
+	sh->state = GS_STARTING;
+	/* the child's stdio must not flush what gpulat buffered */
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		munmap(sh, len);
+		return ret;
+	}
+	if (!pid)
+		gs_child(sh, interval_s);
+	s->sh = sh;
+	s->map_len = len;
+	s->pid = pid;
+	s->interval_s = interval_s;
+	s->start_ns = gs_now();
+	return 0;
+}
+
+/* gs_reap - the child ended within @wait_s (reaped), or not */
+static bool gs_reap(pid_t pid, double wait_s)
+{
+	uint64_t until = gs_now() + (uint64_t)(wait_s * 1e9);
+	struct timespec step = { 0, 10 * 1000 * 1000 };
+	int status;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, &status, WNOHANG);
+		if (r == pid || (r < 0 && errno == ECHILD))
+			return true;
+		if (gs_now() >= until)
+			return false;
+		nanosleep(&step, NULL);
+	}
+}
+
+/*
+ * gs_hung - the child did not end when asked: the call it is in (an
+ * event wait ends by itself) is named in @t
+ */
+static void gs_hung(const struct gs_sampler *s, struct gs_timeline *t,
+		    uint64_t now)
+{
+	const struct gs_shared *sh = s->sh;
+	uint32_t call = __atomic_load_n(&sh->call, __ATOMIC_ACQUIRE);
+	uint64_t since = sh->call_since_ns;
+	char gpu[32] = "";
+
+	if (call == GS_CALL_NONE || call >= GS_NR_CALLS ||
+	    call == GS_CALL_WAIT || since > now)
+		return;
+	if (sh->call_gpu != GS_NA)
+		snprintf(gpu, sizeof(gpu), " on GPU %u", sh->call_gpu);
+	t->hung = true;
+	snprintf(t->hung_why, sizeof(t->hung_why),
+		 "%s%s had not returned after %.1f s (called %.1f s into the window); the sampler was killed and no sample follows",
+		 gs_call_names[call], gpu, (now - since) / 1e9,
+		 since > s->start_ns ? (since - s->start_ns) / 1e9 : 0.0);
+}
+
+/* gs_copy - what the child wrote, into @t; 0 or -ENOMEM */
+static int gs_copy(const struct gs_sampler *s, struct gs_timeline *t)
+{
+	const struct gs_shared *sh = s->sh;
+	uint64_t n = __atomic_load_n(&sh->nr_samples, __ATOMIC_ACQUIRE);
+	uint64_t x = __atomic_load_n(&sh->nr_xids, __ATOMIC_ACQUIRE);
+	uint32_t state = __atomic_load_n(&sh->state, __ATOMIC_ACQUIRE);
+	uint64_t first = n > sh->cap ? n - sh->cap : 0, i;
+
+	snprintf(t->lib, sizeof(t->lib), "%s", sh->lib);
+	t->present = state == GS_RUNNING || state == GS_DONE;
+	if (state == GS_ABSENT)
+		snprintf(t->absent, sizeof(t->absent), "%s", sh->absent);
+	else if (state == GS_STARTING)
+		snprintf(t->absent, sizeof(t->absent), "%s",
+			 t->hung ? t->hung_why :
+			 "NVML was still loading when the window ended");
+	if (!t->present)
+		return 0;
+	snprintf(t->driver, sizeof(t->driver), "%s", sh->driver);
+	snprintf(t->missing, sizeof(t->missing), "%s", sh->missing);
+	t->events = sh->events;
+	snprintf(t->events_why, sizeof(t->events_why), "%s", sh->events_why);
+	t->nr_gpus = sh->nr_gpus;
+	t->nr_sampled = sh->nr_sampled < GS_MAX_GPUS ? sh->nr_sampled :
+						       GS_MAX_GPUS;
+	memcpy(t->info, sh->info, sizeof(t->info));
+	if (n > first) {
+		t->samples = calloc(n - first, sizeof(*t->samples));
+		if (!t->samples)
+			return -ENOMEM;
+	}
+	for (i = first; i < n; i++)
+		t->samples[t->nr_samples++] = sh->slots[i % sh->cap];
+	t->samples_lost = first;
+	if (x) {
+		size_t keep = x < GS_MAX_XIDS ? x : GS_MAX_XIDS;
+
+		t->xids = calloc(keep, sizeof(*t->xids));
+		if (!t->xids)
+			return -ENOMEM;
+		memcpy(t->xids, sh->xids, keep * sizeof(*t->xids));
+		t->nr_xids = keep;
+		t->xids_lost = x - keep;
+	}
+	return 0;
+}
+
+/* gs_stop - see gpusample.h */
+int gs_stop(struct gs_sampler *s, struct gs_timeline *t)
+{
+	uint64_t now = gs_now();
+	bool gone;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->interval_s = s->interval_s;
+	t->start_ns = s->start_ns;
+	t->end_ns = now;
+	if (!s->sh) {
+		snprintf(t->absent, sizeof(t->absent), "not sampled");
+		return 0;
+	}
+	t->started = true;
+	__atomic_store_n(&s->sh->stop, 1, __ATOMIC_RELEASE);
+	gone = gs_reap(s->pid, GS_STOP_WAIT_S);
+	if (!gone) {
+		gs_hung(s, t, gs_now());
+		kill(s->pid, SIGKILL);
+		/* one stuck in the driver may not die: it is left behind */
+		gone = gs_reap(s->pid, GS_STOP_WAIT_S);
+	}
+	ret = gs_copy(s, t);
+	if (!gone && !t->hung) {
+		t->hung = true;
+		snprintf(t->hung_why, sizeof(t->hung_why),
+			 "the sampler (pid %d) did not end when asked, nor when killed",
+			 (int)s->pid);
+	}
+	munmap(s->sh, s->map_len);
+	s->sh = NULL;
+	s->pid = 0;
+	if (ret)
+		gs_timeline_free(t);
+	return ret;
+}
+
+void gs_timeline_free(struct gs_timeline *t)
+{
+	free(t->samples);
+	free(t->xids);
+	t->samples = NULL;
+	t->xids = NULL;
+	t->nr_samples = t->nr_xids = 0;
+}

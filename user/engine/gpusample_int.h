@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The GPU sampler, inside: the memory the child (gpusample_child.c)
+ * writes and gpulat (gpusample.c) reads.  One writer; gpulat reads a
+ * counter with acquire after the child stored it with release.
+ */
+#ifndef _GPULAT_USER_GPUSAMPLE_INT_H
+#define _GPULAT_USER_GPUSAMPLE_INT_H
+
+#include "gpusample.h"
+
+#define GS_MAGIC	0x47505553U	/* "GPUS" */
+
+enum gs_state {
+	GS_STARTING,		/* loading NVML */
+	GS_ABSENT,		/* NVML absent: absent[] says why; child gone */
+	GS_RUNNING,
+	GS_DONE,		/* the child stopped as asked */
+};
+
+/* The NVML calls the child makes, by the name gpulat reports. */
+enum gs_call {
+	GS_CALL_NONE,
+	GS_CALL_LOAD,		/* dlopen, nvmlInit and the first reading */
+	GS_CALL_HANDLE,
+	GS_CALL_UTIL,
+	GS_CALL_MEM,
+	GS_CALL_REASONS,
+	GS_CALL_LINK,
+	GS_CALL_REPLAY,
+	GS_CALL_PERSIST,
+	GS_CALL_PROCS,
+	GS_CALL_PUTIL,
+	GS_CALL_EVENTS,		/* nvmlEventSetCreate, nvmlDeviceRegisterEvents */
+	GS_CALL_WAIT,		/* nvmlEventSetWait: bounded by its own timeout */
+	GS_CALL_SHUTDOWN,
+	GS_NR_CALLS,
+};
+
+extern const char *const gs_call_names[GS_NR_CALLS];
+
+struct gs_shared {
+	uint32_t magic;
+	uint32_t state;		/* enum gs_state */
+	uint32_t call;		/* enum gs_call now running; 0 none */
+	uint32_t call_gpu;	/* its GPU; GS_NA none */
+	uint64_t call_since_ns;	/* CLOCK_MONOTONIC */
+	uint32_t stop;		/* gpulat asks the child to end */
+	uint32_t events;	/* Xids come from the event API */
+	uint32_t nr_gpus, nr_sampled;
+	uint32_t cap;		/* slots[] */
+	uint32_t pad;
+	uint64_t nr_samples;	/* written so far; slot i % cap */
+	uint64_t nr_xids;	/* received so far; the first GS_MAX_XIDS kept */
+	char absent[512];
+	char lib[256];
+	char driver[96];
+	char missing[512];
+	char events_why[256];
+	struct gs_gpu_info info[GS_MAX_GPUS];
+	struct gs_xid xids[GS_MAX_XIDS];
+	struct gs_sample slots[];
+};
+
+/* gs_now - CLOCK_MONOTONIC ns */
+uint64_t gs_now(void);
+/* gs_child - the sampler's loop, in the child; never returns */
+void __attribute__((noreturn)) gs_child(struct gs_shared *sh,
+					double interval_s);
+
+#endif /* _GPULAT_USER_GPUSAMPLE_INT_H */
