@@ -171,6 +171,9 @@ static char *report_header(struct report *r)
 /* report_collect - fill the folder; 0, or -errno after a message */
 int report_collect(struct report *r, struct gl_source *src)
 {
+	struct gs_sampler gs = { 0 };
+	double every;
+	char why[160];
 	int ret;
 
 	ret = hostfacts_start(&r->hf, r->root, &r->b);
@@ -179,6 +182,13 @@ int report_collect(struct report *r, struct gl_source *src)
 	fprintf(stderr, "gpulat: watching for %.0f s (Ctrl-C ends it early), then writing %s\n",
 		r->duration_s, r->out);
 	watch_stop_on_signal();
+	every = gs_interval(0, why, sizeof(why));
+	if (every < 0) {
+		fprintf(stderr, "gpulat: report: %s\n", why);
+		return -EINVAL;
+	}
+	if (every > 0 && gs_start(&gs, every, r->duration_s))
+		memset(&gs, 0, sizeof(gs));
 	if (src) {
 		struct diag_tasks t1 = { 0 };
 
@@ -188,8 +198,10 @@ int report_collect(struct report *r, struct gl_source *src)
 		ret = watch_run(src, r->duration_s, r->interval_s, true,
 				r->o->thresholds, r->o->thresholds_set, &r->w,
 				NULL, NULL, stderr);
-		if (ret)
+		if (ret) {
+			gs_stop(&gs, &r->gpu);
 			return ret;	/* watch_run() said why */
+		}
 		r->watched = true;
 		if (r->tasks.n && !diag_tasks_read(&t1) &&
 		    diag_tasks_delta(&r->tasks, &t1, &r->used))
@@ -198,6 +210,8 @@ int report_collect(struct report *r, struct gl_source *src)
 	} else {
 		report_wait(r);
 	}
+	if (gs_stop(&gs, &r->gpu))
+		memset(&r->gpu, 0, sizeof(r->gpu));
 	return report_write(r);
 fail:
 	fprintf(stderr, "gpulat: %s\n", r->b.errmsg[0] ? r->b.errmsg :
@@ -217,6 +231,8 @@ int report_write(struct report *r)
 	ret = hostfacts_end(&r->hf, &r->b);
 	if (!ret)
 		ret = report_nvml(r);
+	if (!ret)
+		ret = report_gpu_timeline(r);
 	if (!ret)
 		ret = report_snapshots(r);
 	if (!ret)
@@ -323,6 +339,7 @@ void report_release(struct report *r)
 		watch_free(&r->w);
 	diag_tasks_free(&r->tasks);
 	diag_tasks_free(&r->used);
+	gs_timeline_free(&r->gpu);
 	hostfacts_free(&r->hf);
 	bundle_free(&r->b);
 	free(r->out);

@@ -14,6 +14,7 @@
 
 #include "diagnose.h"
 #include "gpulat.h"
+#include "gpusample.h"
 #include "hostfacts.h"
 #include "watch.h"
 
@@ -32,6 +33,7 @@ struct report {
 	struct watch w;
 	struct diag_tasks tasks;	/* CPU time of threads at the start */
 	struct diag_tasks used;		/* and used during the watch */
+	struct gs_timeline gpu;		/* NVML over the window */
 	bool watch_tried;		/* watch_run was called: free w */
 	bool watched;			/* w holds a finished watch */
 	bool interrupted;		/* a signal ended the wait early */
@@ -71,5 +73,6 @@ int report_snapshots(struct report *r);
 int report_trace(struct report *r);
 int report_diagnosis(struct report *r);
 int report_nvml(struct report *r);
+int report_gpu_timeline(struct report *r);
 
 #endif /* _GPULAT_USER_REPORT_H */

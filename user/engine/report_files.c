@@ -216,7 +216,8 @@ int report_diagnosis(struct report *r)
 					  "the diagnosis as JSON", r->module);
 	}
 	/* The processes that held the CPUs name culprits; none is fine. */
-	ret = diag_analyze_tasks(&r->w, r->used.v ? &r->used : NULL, &d);
+	ret = diag_analyze_gpu(&r->w, r->used.v ? &r->used : NULL,
+			       r->gpu.started ? &r->gpu : NULL, &d);
 	if (ret) {
 		bundle_fail(&r->b, ret, "diagnosis: %s", strerror(-ret));
 		return ret;
@@ -249,7 +250,15 @@ int report_nvml(struct report *r)
 			  "GPU state through NVML: clock event reasons, PCIe link, persistence, utilisation");
 	if (!f)
 		return r->b.err;
-	if (!nvml_child_ask(nvml_child_timeout(), &a, why, sizeof(why))) {
+	if (r->gpu.hung) {
+		/* asking again would wait the whole bound for nothing */
+		fprintf(f, "library:      %s\nabsent: NVML hung during the window: %s\n",
+			lib && lib[0] ? lib : NVML_SONAME, r->gpu.hung_why);
+		bundle_absent(&r->b, path, "NVML hung during the window: %s",
+			      r->gpu.hung_why);
+		a.text = NULL;
+	} else if (!nvml_child_ask(nvml_child_timeout(), &a, why,
+				   sizeof(why))) {
 		fputs(a.text, f);
 		if (!a.present)
 			bundle_absent(&r->b, path, "%s", a.absent);
@@ -263,3 +272,35 @@ int report_nvml(struct report *r)
 	return r->b.err;
 }
 
+
+/* report_gpu_timeline - gpu/timeline.txt and .json: NVML over the window */
+int report_gpu_timeline(struct report *r)
+{
+	static const char txt[] = "gpu/timeline.txt", json[] = "gpu/timeline.json";
+	const struct gs_timeline *t = &r->gpu;
+	const char *why = NULL;
+	FILE *f;
+
+	if (!t->started)
+		why = "no GPU timeline: sampling was off (GPULAT_NVML_INTERVAL=0) or could not start, or the flight recorder made this bundle (it keeps none)";
+	else if (!t->present)
+		why = t->absent;
+	f = bundle_create(&r->b, txt,
+			  "NVML once per interval over the window: utilisation, memory, PCIe link, replays, clock events, GPU processes; Xids from NVML's events");
+	if (!f)
+		return r->b.err;
+	if (t->started)
+		gs_print_text(f, t);
+	else
+		fprintf(f, "absent: %s\n", why);
+	if (why)
+		bundle_absent(&r->b, txt, "%s", why);
+	bundle_close(&r->b, f, txt);
+	if (r->b.err)
+		return r->b.err;
+	f = bundle_create(&r->b, json, "the same timeline as one JSON object");
+	if (!f)
+		return r->b.err;
+	gs_print_json(f, t);
+	return bundle_close(&r->b, f, json);
+}
