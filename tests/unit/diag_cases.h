@@ -24,6 +24,7 @@
 #include "blob.h"
 #include "diagnose.h"
 #include "gpulat.h"
+#include "gpusample.h"
 
 #define NCPUS		4
 #define T0_NS		100000000000ULL		/* start: 100 s */
@@ -179,6 +180,7 @@ FIXTURE(diag) {
 	struct diag_result *r;
 	char *text, *json;
 	char root[64];
+	const struct gs_timeline *gpu;	/* NVML over the watch; NULL none */
 };
 
 FIXTURE_SETUP(diag)
@@ -195,6 +197,7 @@ FIXTURE_SETUP(diag)
 	ASSERT_EQ(0, setenv("GPULAT_SYSROOT", self->root, 1));
 	memset(&self->w, 0, sizeof(self->w));
 	self->r = NULL;
+	self->gpu = NULL;
 	self->text = NULL;
 	self->json = NULL;
 	/* the totals at the start: 90 s of a healthy host */
@@ -319,7 +322,7 @@ static inline int run(FIXTURE_DATA(diag) *self,
 	if (ret)
 		return ret;
 	self->w.duration_s = WATCH_NS / 1e9;
-	ret = diag_analyze_tasks(&self->w, used, &self->r);
+	ret = diag_analyze_gpu(&self->w, used, self->gpu, &self->r);
 	if (ret)
 		return ret;
 	self->text = render(self->r, false);

@@ -493,9 +493,15 @@ TEST_F(host, tool_report_nvml_stuck)
 	static const struct {
 		const char *env, *says;
 	} cases[] = {
+		/* the sampler saw it first: nvml.txt is not asked again */
 		{ "FAKE_NVML_INIT_HANG=1",
-		  "absent: NVML did not answer within 0.5 s (the process asking it, pid " },
+		  "absent: NVML failed during the window: nvmlInit and the first reading had not returned after " },
 		{ "FAKE_NVML_INIT_CRASH=1",
+		  "absent: NVML failed during the window: NVML crashed the process sampling it: signal 6 (" },
+		/* with the sampler off, the one reading's own bound */
+		{ "GPULAT_NVML_INTERVAL=0 FAKE_NVML_INIT_HANG=1",
+		  "absent: NVML did not answer within 0.5 s (the process asking it, pid " },
+		{ "GPULAT_NVML_INTERVAL=0 FAKE_NVML_INIT_CRASH=1",
 		  "absent: NVML crashed the process asking it: signal 6 (" },
 	};
 	size_t i;

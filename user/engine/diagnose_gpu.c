@@ -251,6 +251,12 @@ static bool diag_gpu_comm(int32_t pid, char *comm, size_t len)
 	snprintf(comm, len, "?");
 	snprintf(path, sizeof(path), "%s/proc/%d/comm", diag_root(), (int)pid);
 	f = fopen(path, "re");
+	if (!f) {
+		/* the main thread's, the same name */
+		snprintf(path, sizeof(path), "%s/proc/%d/task/%d/comm",
+			 diag_root(), (int)pid, (int)pid);
+		f = fopen(path, "re");
+	}
 	if (!f)
 		return false;
 	if (fgets(comm, (int)len, f)) {
@@ -381,7 +387,7 @@ static int diag_gpu_procs(struct diag_result *r, struct diag_gpu_res *G,
 static void diag_gpu_hog_causes(struct diag_gpu_res *G)
 {
 	struct diag_gpu_cause *c;
-	char sm[32], tail[256];
+	char sm[32], tail[256], next[128];
 	size_t i;
 
 	for (i = 0; i < G->nr_procs; i++) {
@@ -403,15 +409,22 @@ static void diag_gpu_hog_causes(struct diag_gpu_res *G)
 				 p->cpu_doing);
 		else
 			tail[0] = '\0';
+		if (!p->alive)
+			snprintf(next, sizeof(next), "It has exited since.");
+		else if (p->miner)
+			snprintf(next, sizeof(next),
+				 "Stop it (kill %d) and find how it got there.",
+				 (int)p->pid);
+		else
+			snprintf(next, sizeof(next),
+				 "If it is not this GPU's job, release it (nvidia-smi | grep %d; kill %d).",
+				 (int)p->pid, (int)p->pid);
 		snprintf(c->text, sizeof(c->text),
 			 "process %d (%s) holds GPU %u: %s%.1f GiB%s%s. %s",
 			 (int)p->pid, p->comm, p->gpu, sm,
 			 diag_gpu_gib(p->mem_max),
 			 p->miner ? "; its name is a cryptominer's" : "",
-			 tail,
-			 !p->alive ? "It has exited since." :
-			 p->miner ? "Stop it (kill PID) and find how it got there." :
-			 "If it is not this GPU's job, release it (nvidia-smi | grep PID; kill PID).");
+			 tail, next);
 	}
 }
 

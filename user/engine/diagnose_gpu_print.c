@@ -85,9 +85,12 @@ void diag_gpu_print(FILE *f, const struct diag_result *r)
 			 p->cpu_culprit ? p->cpu_doing : "");
 		diag_wrap_words(f, " ", 4, line);
 	}
-	if (G->xids_nvml)
-		fprintf(f, "  Xids from NVML: %zu (%zu also seen by the driver's tracepoint; counted once, in the driver layer)\n",
-			G->xids_nvml, G->xids_both);
+	if (G->xids_nvml) {
+		snprintf(line, sizeof(line),
+			 "Xids from NVML: %zu (%zu also seen by the driver's tracepoint; each counted once, in the driver layer)",
+			 G->xids_nvml, G->xids_both);
+		diag_wrap_words(f, " ", 4, line);
+	}
 	for (k = 0; k < G->nr_causes; k++)
 		diag_wrap_words(f, "  cause:", 4, G->causes[k].text);
 }

@@ -433,12 +433,12 @@ static void diag_json_layer(struct json *j, const struct diag_result *r,
 		json_str(j, "device", x->device);
 		json_u64(j, "time_ns", x->time_ns);
 		json_bool(j, "in_window", x->in_window);
+		json_str(j, "meaning", diag_xid_meaning(x->code, &cls));
+		json_str(j, "class", diag_xid_class_names[cls]);
 		json_str(j, "seen_by",
 			 x->from == (DIAG_XID_FROM_KERNEL | DIAG_XID_FROM_NVML) ?
 			 "both" : x->from & DIAG_XID_FROM_NVML ? "nvml" :
 			 "tracepoint");
-		json_str(j, "meaning", diag_xid_meaning(x->code, &cls));
-		json_str(j, "class", diag_xid_class_names[cls]);
 		json_object_end(j);
 	}
 	json_array_end(j);

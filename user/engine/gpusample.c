@@ -100,16 +100,19 @@ int gs_start(struct gs_sampler *s, double interval_s, double window_s)
 	return 0;
 }
 
-/* gs_reap - the child ended within @wait_s (reaped), or not */
-static bool gs_reap(pid_t pid, double wait_s)
+/*
+ * gs_reap - the child ended within @wait_s (reaped; its status in
+ * *@status, 0 when another reaper took it), or not
+ */
+static bool gs_reap(pid_t pid, double wait_s, int *status)
 {
 	uint64_t until = gs_now() + (uint64_t)(wait_s * 1e9);
 	struct timespec step = { 0, 10 * 1000 * 1000 };
-	int status;
 	pid_t r;
 
+	*status = 0;
 	for (;;) {
-		r = waitpid(pid, &status, WNOHANG);
+		r = waitpid(pid, status, WNOHANG);
 		if (r == pid || (r < 0 && errno == ECHILD))
 			return true;
 		if (gs_now() >= until)
@@ -194,8 +197,8 @@ static int gs_copy(const struct gs_sampler *s, struct gs_timeline *t)
 int gs_stop(struct gs_sampler *s, struct gs_timeline *t)
 {
 	uint64_t now = gs_now();
+	int ret, status;
 	bool gone;
-	int ret;
 
 	memset(t, 0, sizeof(*t));
 	t->interval_s = s->interval_s;
@@ -207,12 +210,21 @@ int gs_stop(struct gs_sampler *s, struct gs_timeline *t)
 	}
 	t->started = true;
 	__atomic_store_n(&s->sh->stop, 1, __ATOMIC_RELEASE);
-	gone = gs_reap(s->pid, GS_STOP_WAIT_S);
+	gone = gs_reap(s->pid, GS_STOP_WAIT_S, &status);
+	if (gone && WIFSIGNALED(status)) {
+		/* a crash inside the vendor library: as bad as a hang */
+		t->hung = true;
+		snprintf(t->hung_why, sizeof(t->hung_why),
+			 "NVML crashed the process sampling it: signal %d (%s), in %s; no sample follows",
+			 WTERMSIG(status), strsignal(WTERMSIG(status)),
+			 gs_call_names[s->sh->call < GS_NR_CALLS ?
+				       s->sh->call : 0]);
+	}
 	if (!gone) {
 		gs_hung(s, t, gs_now());
 		kill(s->pid, SIGKILL);
 		/* one stuck in the driver may not die: it is left behind */
-		gone = gs_reap(s->pid, GS_STOP_WAIT_S);
+		gone = gs_reap(s->pid, GS_STOP_WAIT_S, &status);
 	}
 	ret = gs_copy(s, t);
 	if (!gone && !t->hung) {

@@ -252,9 +252,9 @@ int report_nvml(struct report *r)
 		return r->b.err;
 	if (r->gpu.hung) {
 		/* asking again would wait the whole bound for nothing */
-		fprintf(f, "library:      %s\nabsent: NVML hung during the window: %s\n",
+		fprintf(f, "library:      %s\nabsent: NVML failed during the window: %s\n",
 			lib && lib[0] ? lib : NVML_SONAME, r->gpu.hung_why);
-		bundle_absent(&r->b, path, "NVML hung during the window: %s",
+		bundle_absent(&r->b, path, "NVML failed during the window: %s",
 			      r->gpu.hung_why);
 		a.text = NULL;
 	} else if (!nvml_child_ask(nvml_child_timeout(), &a, why,
