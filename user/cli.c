@@ -15,6 +15,7 @@
 
 #include "drill.h"
 #include "gpulat.h"
+#include "gpusample.h"
 #include "units.h"
 
 /* cli_error - report a usage error; returns GPULAT_EXIT_ERROR */
@@ -239,7 +240,10 @@ static int cli_dir(const char **to, const char *arg, const char *opt,
 	return 0;
 }
 
-/* cli_serve - the options of gpulat serve; 1: not one of them */
+/*
+ * cli_serve - the options of gpulat serve and --gpu-interval: 0,
+ * GPULAT_EXIT_ERROR after a message, or -1: not one of them
+ */
 static int cli_serve(struct gpulat_opts *o, int opt, const char *arg,
 		     const char *cmd, FILE *err)
 {
@@ -300,8 +304,21 @@ static int cli_serve(struct gpulat_opts *o, int opt, const char *arg,
 	case 'g':
 		return cli_family_duration(o->triggers, NULL, "trigger", arg,
 					   cmd, err);
+	case 'N': {
+		char *end;
+
+		o->gpu_interval_s = strtod(arg, &end);
+		if (!arg[0] || *end || !(o->gpu_interval_s == 0 ||
+					 (o->gpu_interval_s >= GS_INTERVAL_MIN &&
+					  o->gpu_interval_s <= GS_INTERVAL_MAX)))
+			return cli_error(err, cmd,
+					 "bad --gpu-interval '%s': 0 (NVML not sampled) or seconds from %g to %g",
+					 arg, GS_INTERVAL_MIN, GS_INTERVAL_MAX);
+		o->has_gpu_interval = true;
+		return 0;
+	}
 	default:
-		return 1;
+		return -1;
 	}
 }
 
@@ -385,6 +402,7 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		{ "cgroup",	required_argument,	NULL, 'c' },
 		{ "target",	required_argument,	NULL, 'x' },
 		{ "force",	no_argument,		NULL, 'y' },
+		{ "gpu-interval", required_argument,	NULL, 'N' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *optstring = c->optstring, *cmd = c->name;
@@ -473,7 +491,7 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 			break;
 		default:
 			ret = cli_serve(o, opt, optarg, cmd, err);
-			if (ret == 1)
+			if (ret < 0)
 				return cli_unknown_option(argc, argv, cmd,
 							  optstring, err);
 			if (ret)

@@ -146,6 +146,8 @@ struct gpulat_opts {
 	double duration_s;	/* --duration; trace: 0 = until Ctrl-C */
 	bool has_report_interval;
 	double report_interval_s;	/* report --interval */
+	bool has_gpu_interval;
+	double gpu_interval_s;	/* --gpu-interval; 0: NVML not sampled */
 	/* serve (defaults set by the parser: engine/serve.h, flight.h) */
 	const char *listen;	/* --listen ADDR:PORT; NULL: no HTTP */
 	const char *textfile;	/* --textfile DIR */

@@ -233,6 +233,8 @@ TEST(parse_serve)
 	ASSERT_NE(NULL, strstr(err, "bad --listen '9464'"));
 	ASSERT_EQ(1, parse(&o, err, "serve", "--max-keys", "0"));
 	ASSERT_NE(NULL, strstr(err, "bad --max-keys '0'"));
+	/* one message for a bad value, not a second "unknown option" */
+	ASSERT_EQ(NULL, strstr(err, "unknown or ambiguous"));
 	ASSERT_EQ(1, parse(&o, err, "serve", "--max-keys", "99999999999"));
 	ASSERT_EQ(1, parse(&o, err, "serve", "--flight-window", "4000"));
 	ASSERT_NE(NULL, strstr(err, "bad --flight-window '4000': seconds from 0.1 to 3600"));
@@ -691,6 +693,29 @@ TEST_F(tool, input_files)
 	unlink(b);
 	free(buf);
 	blob_release(&bl);
+}
+
+TEST(gpu_interval)
+{
+	struct gpulat_opts o;
+	char err[512];
+
+	ASSERT_EQ(0, parse(&o, err, "diagnose", "--gpu-interval", "0.5"));
+	ASSERT_TRUE(o.has_gpu_interval);
+	ASSERT_EQ(0.5, o.gpu_interval_s);
+	ASSERT_EQ(0, parse(&o, err, "report", "--gpu-interval", "0"));
+	ASSERT_TRUE(o.has_gpu_interval);
+	ASSERT_EQ(0, o.gpu_interval_s);
+	ASSERT_EQ(0, parse(&o, err, "diagnose", "-d", "2"));
+	ASSERT_FALSE(o.has_gpu_interval);
+	ASSERT_EQ(1, parse(&o, err, "diagnose", "--gpu-interval", "0.1"));
+	ASSERT_NE(NULL, strstr(err, "bad --gpu-interval '0.1': 0 (NVML not sampled) or seconds from 0.2 to 60"));
+	ASSERT_EQ(NULL, strstr(err, "unknown or ambiguous"));
+	ASSERT_EQ(1, parse(&o, err, "report", "--gpu-interval", "61"));
+	ASSERT_EQ(1, parse(&o, err, "report", "--gpu-interval", ""));
+	ASSERT_EQ(1, parse(&o, err, "report", "--gpu-interval", "1s"));
+	ASSERT_EQ(1, parse(&o, err, "hist", "--gpu-interval", "1"));
+	ASSERT_NE(NULL, strstr(err, "does not apply to hist"));
 }
 
 TEST_HARNESS_MAIN

@@ -15,6 +15,7 @@
 
 static const char usage_diagnose[] =
 "usage: gpulat diagnose [-d SECONDS] [-t FAMILY=DURATION]... [-j]\n"
+"                       [--gpu-interval SECONDS]\n"
 "\n"
 "Watch every family for SECONDS (default 10), compare each layer's tail\n"
 "with its baseline and thresholds, and print a ranked verdict: which\n"
@@ -22,15 +23,16 @@ static const char usage_diagnose[] =
 "most likely causes the spikes, the evidence (percentiles, counts, top\n"
 "culprits by name and pid) and what to do next.  Says so when nothing is\n"
 "abnormal.  Meanwhile NVML, when present, is sampled once a second in a\n"
-"child process (GPULAT_NVML_INTERVAL seconds, 0 off): utilisation,\n"
-"memory, clock event reasons, PCIe link, GPU processes and Xid events,\n"
-"judged by the triage rule (GPUs idle: the host; busy with memory full:\n"
-"the job).\n"
+"child process: utilisation, memory, clock event reasons, PCIe link, GPU\n"
+"processes and Xid events, judged by the triage rule (GPUs idle: the\n"
+"host; busy with memory full: the job).\n"
 "\n"
 "options:\n"
 "  -d, --duration SECONDS  how long to watch, 0.1 to 86400 (default 10)\n"
 "  -t, --threshold FAMILY=DURATION  outlier threshold while watching\n"
 "  -j, --json        one JSON object\n"
+"      --gpu-interval SECONDS  sample NVML every SECONDS, 0.2 to 60, or 0:\n"
+"                    not at all (default 1, or $GPULAT_NVML_INTERVAL)\n"
 "  -h, --help        show this help\n"
 "\n"
 "EXAMPLES:\n"
@@ -54,7 +56,8 @@ int diagnose_run(const struct gpulat_opts *o)
 	struct gl_source *src;
 	int ret;
 
-	every = gs_interval(0, why, sizeof(why));
+	every = gs_interval(o->has_gpu_interval ? o->gpu_interval_s : -1,
+			    why, sizeof(why));
 	if (every < 0) {
 		fprintf(stderr, "gpulat: diagnose: %s\n", why);
 		return GPULAT_EXIT_ERROR;
@@ -107,6 +110,6 @@ const struct gpulat_command cmd_diagnose = {
 	.name = "diagnose",
 	.summary = "watch every layer a while and name the likely cause",
 	.usage = usage_diagnose,
-	.optstring = "hjt:d:",
+	.optstring = "hjt:d:N:",
 	.run = diagnose_run,
 };

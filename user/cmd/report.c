@@ -14,7 +14,7 @@
 
 static const char usage_report[] =
 "usage: gpulat report [-o FILE.tar.gz] [-d SECONDS] [--interval SECONDS]\n"
-"                     [-t FAMILY=DURATION]...\n"
+"                     [-t FAMILY=DURATION]... [--gpu-interval SECONDS]\n"
 "\n"
 "Watch for SECONDS (default 30) and write one archive to attach to a\n"
 "vendor bug report: snapshots at the start, the end and every interval,\n"
@@ -23,7 +23,8 @@ static const char usage_report[] =
 "irqbalance, /proc/interrupts and /proc/softirqs, cpufreq and idle\n"
 "states, THP, PCIe link and AER counters of NVIDIA functions, driver\n"
 "version, NVRM/Xid log lines, kernel and gpulat parameters, GPU state\n"
-"through NVML when present).  MANIFEST at the top says what is inside.\n"
+"through NVML when present, sampled once a second over the window in\n"
+"gpu/timeline.txt).  MANIFEST at the top says what is inside.\n"
 "\n"
 "options:\n"
 "  -o, --output FILE  archive to write (default\n"
@@ -31,6 +32,8 @@ static const char usage_report[] =
 "  -d, --duration SECONDS  how long to watch, 0.1 to 86400 (default 30)\n"
 "      --interval SECONDS  snapshot every SECONDS, 0.1 to 86400 (default 5)\n"
 "  -t, --threshold FAMILY=DURATION  outlier threshold while watching\n"
+"      --gpu-interval SECONDS  sample NVML every SECONDS, 0.2 to 60, or 0:\n"
+"                    not at all (default 1, or $GPULAT_NVML_INTERVAL)\n"
 "  -h, --help        show this help\n"
 "\n"
 "EXAMPLES:\n"
@@ -127,6 +130,6 @@ const struct gpulat_command cmd_report = {
 	.name = "report",
 	.summary = "write a .tar.gz bundle for a vendor bug report",
 	.usage = usage_report,
-	.optstring = "ho:t:d:I:",
+	.optstring = "ho:t:d:I:N:",
 	.run = report_run,
 };

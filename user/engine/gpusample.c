@@ -51,8 +51,10 @@ double gs_interval(double given, char *why, size_t len)
 	char *end;
 	double v;
 
+	if (given >= 0)
+		return given;
 	if (!s || !s[0])
-		return given > 0 ? given : GS_INTERVAL_S;
+		return GS_INTERVAL_S;
 	v = strtod(s, &end);
 	if (*end || !(v == 0 || (v >= GS_INTERVAL_MIN &&
 				 v <= GS_INTERVAL_MAX))) {

@@ -114,9 +114,9 @@ struct gs_sampler {
 };
 
 /*
- * gs_interval - $GPULAT_NVML_INTERVAL seconds when set (0 turns sampling
- * off), else @given when > 0, else GS_INTERVAL_S; -1 when the
- * environment's value is bad (a message in @why)
+ * gs_interval - the sampling interval: @given when >= 0 (--gpu-interval;
+ * 0 turns sampling off), else $GPULAT_NVML_INTERVAL when set, else
+ * GS_INTERVAL_S; -1 when the environment's value is bad (why in @why)
  */
 double gs_interval(double given, char *why, size_t len);
 

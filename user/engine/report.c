@@ -182,7 +182,8 @@ int report_collect(struct report *r, struct gl_source *src)
 	fprintf(stderr, "gpulat: watching for %.0f s (Ctrl-C ends it early), then writing %s\n",
 		r->duration_s, r->out);
 	watch_stop_on_signal();
-	every = gs_interval(0, why, sizeof(why));
+	every = gs_interval(r->o->has_gpu_interval ? r->o->gpu_interval_s :
+			    -1, why, sizeof(why));
 	if (every < 0) {
 		fprintf(stderr, "gpulat: report: %s\n", why);
 		return -EINVAL;
