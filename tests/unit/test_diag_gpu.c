@@ -227,6 +227,8 @@ TEST_F(diag, gpu_thermal_throttle_is_a_cause)
 	ASSERT_NE(NULL, c);
 	EXPECT_NE(NULL, strstr(c->text, "held down in 7 of 10 samples, from 3.0 s into the watch: hw thermal slowdown;"));
 	EXPECT_EQ(NULL, strstr(c->text, "gpu idle"));
+	EXPECT_NE(NULL, strstr(self->text, "Verdict: no host layer is abnormal"));
+	EXPECT_NE(NULL, strstr(self->text, "the GPU side has 1 cause of its own"));
 	tl_free(t);
 }
 
@@ -294,6 +296,8 @@ TEST_F(diag, gpu_xids_merged_with_the_tracepoints_once)
 	EXPECT_NE(NULL, strstr(self->json, "\"seen_by\":\"both\""));
 	EXPECT_NE(NULL, strstr(self->text, "Xid 48 on 0000:86:00.0: "));
 	EXPECT_NE(NULL, strstr(self->text, "(from NVML)"));
+	/* idle GPUs behind a driver in trouble: not the host's layers */
+	EXPECT_EQ(DIAG_TRIAGE_DRIVER, self->r->gpu->triage);
 	t->xids = NULL;
 	t->nr_xids = 0;
 	tl_free(t);

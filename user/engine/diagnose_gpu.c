@@ -29,6 +29,7 @@ static const struct {
 static const char *const diag_triage_names[DIAG_NR_TRIAGE] = {
 	[DIAG_TRIAGE_NONE]	= "none",
 	[DIAG_TRIAGE_HOST]	= "host",
+	[DIAG_TRIAGE_DRIVER]	= "driver",
 	[DIAG_TRIAGE_JOB]	= "job",
 	[DIAG_TRIAGE_BUSY]	= "busy",
 	[DIAG_TRIAGE_IDLE]	= "idle",
@@ -467,6 +468,11 @@ static void diag_gpu_triage_rule(const struct diag_result *r,
 			 "GPU %u was busy (%.0f%% mean) with its memory full (%.1f of %.1f GiB): the job exceeds what it was given. Give it more GPUs or memory, or make it smaller (batch size, model sharding); check the processes on the GPU below",
 			 full, g->util_mean, diag_gpu_gib(g->mem_used_max),
 			 diag_gpu_gib(g->mem_total));
+	} else if (all_idle && r->abnormal && r->rank[0] == DIAG_DRIVER) {
+		G->triage = DIAG_TRIAGE_DRIVER;
+		snprintf(G->triage_text, sizeof(G->triage_text),
+			 "the GPUs were mostly idle (%.0f%% mean) while the GPU driver's layer was abnormal: the GPU or its driver stalls, not the host's other layers (see the %s below)",
+			 sum / G->nr_sampled, diag_titles[DIAG_DRIVER]);
 	} else if (all_idle && r->abnormal) {
 		G->triage = DIAG_TRIAGE_HOST;
 		snprintf(G->triage_text, sizeof(G->triage_text),
@@ -521,6 +527,14 @@ int diag_gpu(struct diag_result *r, const struct gs_timeline *t)
 	G->samples_lost = t->samples_lost;
 	G->nr_gpus = t->nr_gpus;
 	G->nr_sampled = t->nr_sampled;
+	gs_cost_text(G->cost_text, sizeof(G->cost_text), t);
+	/* the numbers alone: no samples, no Xids */
+	memcpy(G->cost.cost, t->cost, sizeof(t->cost));
+	G->cost.cpu_ns = t->cpu_ns;
+	G->cost.start_ns = t->start_ns;
+	G->cost.end_ns = t->end_ns;
+	G->cost.nr_samples = t->nr_samples;
+	G->cost.samples_lost = t->samples_lost;
 	for (k = 0; k < D->nr_xids; k++) {
 		if (!D->xids[k].in_window)
 			continue;

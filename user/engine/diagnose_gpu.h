@@ -38,6 +38,7 @@
 enum diag_triage {
 	DIAG_TRIAGE_NONE,	/* no GPU sampled */
 	DIAG_TRIAGE_HOST,	/* GPUs idle while latency is abnormal */
+	DIAG_TRIAGE_DRIVER,	/* GPUs idle, the driver layer ranked first */
 	DIAG_TRIAGE_JOB,	/* busy with full memory: the job's resources */
 	DIAG_TRIAGE_BUSY,	/* busy, memory not full */
 	DIAG_TRIAGE_IDLE,	/* idle and nothing abnormal */
@@ -114,6 +115,8 @@ struct diag_gpu_res {
 	size_t xids_nvml, xids_both;	/* in the window */
 	enum diag_triage triage;
 	char triage_text[512];
+	char cost_text[512];		/* what sampling cost */
+	struct gs_timeline cost;	/* its numbers: cost, cpu_ns, span */
 };
 
 struct diag_result;

@@ -67,6 +67,8 @@ void diag_gpu_print(FILE *f, const struct diag_result *r)
 	diag_wrap_words(f, "", 4, line);
 	snprintf(line, sizeof(line), "triage: %s", G->triage_text);
 	diag_wrap_words(f, " ", 4, line);
+	snprintf(line, sizeof(line), "sampling cost: %s", G->cost_text);
+	diag_wrap_words(f, " ", 4, line);
 	for (i = 0; i < G->nr_sampled; i++)
 		diag_gpu_print_one(f, &G->gpu[i]);
 	for (k = 0; k < G->nr_procs; k++) {
@@ -123,6 +125,10 @@ void diag_gpu_json(struct json *j, const struct diag_result *r)
 	else
 		json_null(j, "hung");
 	json_bool(j, "xid_events", G->events);
+	if (G->present)
+		gs_cost_json(j, &G->cost);
+	else
+		json_null(j, "cost");
 	json_u64(j, "xids_nvml", G->xids_nvml);
 	json_u64(j, "xids_both", G->xids_both);
 	json_str(j, "triage", diag_gpu_triage_name(G->triage));

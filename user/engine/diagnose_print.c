@@ -281,6 +281,12 @@ void diag_print_text(FILE *f, const struct diag_result *r)
 				 diag_score_text(score, sizeof(score),
 						 top->score));
 		diag_wrap_words(f, "", 2, line);
+	} else if (r->gpu && r->gpu->nr_causes) {
+		snprintf(line, sizeof(line),
+			 "Verdict: no host layer is abnormal (none waited beyond normal by %.0f ms per second watched), but the GPU side has %zu cause%s of its own: below.",
+			 DIAG_BAR_NS_PER_S / 1e6, r->gpu->nr_causes,
+			 r->gpu->nr_causes == 1 ? "" : "s");
+		diag_wrap_words(f, "", 2, line);
 	} else {
 		snprintf(line, sizeof(line),
 			 "Verdict: nothing abnormal. No layer's waits went beyond normal by %.0f ms per second watched.",

@@ -174,6 +174,8 @@ static int gs_copy(const struct gs_sampler *s, struct gs_timeline *t)
 	t->nr_sampled = sh->nr_sampled < GS_MAX_GPUS ? sh->nr_sampled :
 						       GS_MAX_GPUS;
 	memcpy(t->info, sh->info, sizeof(t->info));
+	memcpy(t->cost, sh->cost, sizeof(t->cost));
+	t->cpu_ns = sh->cpu_ns;
 	if (n > first) {
 		t->samples = calloc(n - first, sizeof(*t->samples));
 		if (!t->samples)

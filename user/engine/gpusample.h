@@ -78,6 +78,30 @@ struct gs_gpu_info {
 	char bus_id[32];	/* as NVML gives it: 00000000:3B:00.0 */
 };
 
+/* The NVML calls the child makes, by the name gpulat reports. */
+enum gs_call {
+	GS_CALL_NONE,
+	GS_CALL_LOAD,		/* dlopen, nvmlInit and the first reading */
+	GS_CALL_HANDLE,
+	GS_CALL_UTIL,
+	GS_CALL_MEM,
+	GS_CALL_REASONS,
+	GS_CALL_LINK,
+	GS_CALL_REPLAY,
+	GS_CALL_PERSIST,
+	GS_CALL_PROCS,
+	GS_CALL_PUTIL,
+	GS_CALL_EVENTS,		/* nvmlEventSetCreate, nvmlDeviceRegisterEvents */
+	GS_CALL_WAIT,		/* nvmlEventSetWait: bounded by its own timeout */
+	GS_CALL_SHUTDOWN,
+	GS_NR_CALLS,
+};
+
+/* What the calls of one kind cost (an event wait is not counted). */
+struct gs_cost {
+	uint64_t count, sum_ns, max_ns;
+};
+
 /* What a sampler saw, copied out of the shared memory when it stopped. */
 struct gs_timeline {
 	bool started;		/* a sampler ran (false: none asked for) */
@@ -101,7 +125,11 @@ struct gs_timeline {
 	struct gs_xid *xids;
 	size_t nr_xids;
 	uint64_t xids_lost;
+	struct gs_cost cost[GS_NR_CALLS];	/* by enum gs_call */
+	uint64_t cpu_ns;	/* the sampler's CPU time, user + system */
 };
+
+extern const char *const gs_call_names[GS_NR_CALLS];
 
 struct gs_shared;
 
@@ -134,6 +162,15 @@ int gs_start(struct gs_sampler *s, double interval_s, double window_s);
  */
 int gs_stop(struct gs_sampler *s, struct gs_timeline *t);
 void gs_timeline_free(struct gs_timeline *t);
+
+/*
+ * gs_cost_text - what sampling cost: the calls' time per sample, the
+ * slowest call, the sampler's CPU time
+ */
+char *gs_cost_text(char *buf, size_t len, const struct gs_timeline *t);
+/* gs_cost_json - the same as members of the open JSON object */
+struct json;
+void gs_cost_json(struct json *j, const struct gs_timeline *t);
 
 /*
  * gs_print_text - one line per sample and GPU, time from the window's

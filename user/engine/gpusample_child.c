@@ -55,17 +55,40 @@ struct gs_child_state {
 	nvmlProcessUtilizationSample_t putil[GS_PUTIL_BUF];
 };
 
-/* gs_enter - publish the call about to be made */
-static void gs_enter(struct gs_shared *sh, enum gs_call c, uint32_t gpu)
+/* gs_enter - publish the call about to be made; its start */
+static uint64_t gs_enter(struct gs_shared *sh, enum gs_call c, uint32_t gpu)
 {
+	uint64_t now = gs_now();
+
 	sh->call_gpu = gpu;
-	sh->call_since_ns = gs_now();
+	sh->call_since_ns = now;
 	__atomic_store_n(&sh->call, c, __ATOMIC_RELEASE);
+	return now;
 }
 
-static void gs_leave(struct gs_shared *sh)
+/* gs_leave - the call returned: what it cost */
+static void gs_leave(struct gs_shared *sh, enum gs_call c, uint64_t since)
 {
+	uint64_t ns = gs_now() - since;
+	struct gs_cost *k = &sh->cost[c];
+
 	__atomic_store_n(&sh->call, GS_CALL_NONE, __ATOMIC_RELEASE);
+	if (c == GS_CALL_WAIT)
+		return;
+	k->count++;
+	k->sum_ns += ns;
+	if (ns > k->max_ns)
+		k->max_ns = ns;
+}
+
+/* gs_cpu - the child's own CPU time so far, ns */
+static uint64_t gs_cpu(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 static void gs_resolve(struct gs_child_state *c)
@@ -109,9 +132,9 @@ static void gs_resolve(struct gs_child_state *c)
 	({								\
 		nvmlReturn_t __r = NVML_ERROR_NOT_SUPPORTED;		\
 		if (fn) {						\
-			gs_enter((c)->sh, call, gpu);			\
+			uint64_t __t = gs_enter((c)->sh, call, gpu);	\
 			__r = (fn)(__VA_ARGS__);			\
-			gs_leave((c)->sh);				\
+			gs_leave((c)->sh, call, __t);			\
 		}							\
 		__r;							\
 	})
@@ -245,6 +268,7 @@ static void gs_sample_all(struct gs_child_state *c)
 	s->nr_gpus = sh->nr_sampled;
 	for (i = 0; i < sh->nr_sampled; i++)
 		gs_gpu(c, i, &s->gpu[i]);
+	sh->cpu_ns = gs_cpu();
 	__atomic_store_n(&sh->nr_samples, k + 1, __ATOMIC_RELEASE);
 }
 
@@ -334,7 +358,7 @@ static void gs_wait_until(struct gs_child_state *c, uint64_t until)
 void gs_child(struct gs_shared *sh, double interval_s)
 {
 	static struct gs_child_state c;
-	uint64_t step = (uint64_t)(interval_s * 1e9), next;
+	uint64_t step = (uint64_t)(interval_s * 1e9), next, t0;
 	pid_t parent = getppid();
 	uint32_t i;
 
@@ -350,9 +374,9 @@ void gs_child(struct gs_shared *sh, double interval_s)
 		__atomic_store_n(&sh->state, GS_ABSENT, __ATOMIC_RELEASE);
 		_exit(3);
 	}
-	gs_enter(sh, GS_CALL_LOAD, GS_NA);
+	t0 = gs_enter(sh, GS_CALL_LOAD, GS_NA);
 	nvml_collect(c.n);
-	gs_leave(sh);
+	gs_leave(sh, GS_CALL_LOAD, t0);
 	snprintf(sh->lib, sizeof(sh->lib), "%s", c.n->lib);
 	if (!c.n->present) {
 		snprintf(sh->absent, sizeof(sh->absent), "%s", c.n->absent);
@@ -386,11 +410,11 @@ void gs_child(struct gs_shared *sh, double interval_s)
 			next = gs_now() + step;
 		gs_wait_until(&c, next);
 	}
-	gs_enter(sh, GS_CALL_SHUTDOWN, GS_NA);
+	t0 = gs_enter(sh, GS_CALL_SHUTDOWN, GS_NA);
 	if (c.set && c.f.set_free)
 		c.f.set_free(c.set);
 	nvml_close(c.n);
-	gs_leave(sh);
+	gs_leave(sh, GS_CALL_SHUTDOWN, t0);
 	__atomic_store_n(&sh->state, GS_DONE, __ATOMIC_RELEASE);
 	_exit(0);
 }

@@ -18,27 +18,6 @@ enum gs_state {
 	GS_DONE,		/* the child stopped as asked */
 };
 
-/* The NVML calls the child makes, by the name gpulat reports. */
-enum gs_call {
-	GS_CALL_NONE,
-	GS_CALL_LOAD,		/* dlopen, nvmlInit and the first reading */
-	GS_CALL_HANDLE,
-	GS_CALL_UTIL,
-	GS_CALL_MEM,
-	GS_CALL_REASONS,
-	GS_CALL_LINK,
-	GS_CALL_REPLAY,
-	GS_CALL_PERSIST,
-	GS_CALL_PROCS,
-	GS_CALL_PUTIL,
-	GS_CALL_EVENTS,		/* nvmlEventSetCreate, nvmlDeviceRegisterEvents */
-	GS_CALL_WAIT,		/* nvmlEventSetWait: bounded by its own timeout */
-	GS_CALL_SHUTDOWN,
-	GS_NR_CALLS,
-};
-
-extern const char *const gs_call_names[GS_NR_CALLS];
-
 struct gs_shared {
 	uint32_t magic;
 	uint32_t state;		/* enum gs_state */
@@ -57,6 +36,8 @@ struct gs_shared {
 	char driver[96];
 	char missing[512];
 	char events_why[256];
+	struct gs_cost cost[GS_NR_CALLS];
+	uint64_t cpu_ns;	/* the child's CPU time, after each sample */
 	struct gs_gpu_info info[GS_MAX_GPUS];
 	struct gs_xid xids[GS_MAX_XIDS];
 	struct gs_sample slots[];

@@ -16,8 +16,69 @@ static double gs_at(const struct gs_timeline *t, uint64_t ns)
 	return ns > t->start_ns ? (ns - t->start_ns) / 1e9 : 0;
 }
 
+/* gs_slowest - the call kind with the longest single call */
+static enum gs_call gs_slowest(const struct gs_timeline *t)
+{
+	enum gs_call c, worst = GS_CALL_NONE;
+
+	for (c = GS_CALL_HANDLE; c < GS_NR_CALLS; c++)
+		if (t->cost[c].max_ns > t->cost[worst].max_ns)
+			worst = c;
+	return worst;
+}
+
+/* gs_calls_ns - the calls' time of every sample (not the first reading) */
+static uint64_t gs_calls_ns(const struct gs_timeline *t)
+{
+	uint64_t sum = 0;
+	enum gs_call c;
+
+	for (c = GS_CALL_UTIL; c < GS_NR_CALLS; c++)
+		if (c != GS_CALL_EVENTS && c != GS_CALL_SHUTDOWN)
+			sum += t->cost[c].sum_ns;
+	return sum;
+}
+
+/* gs_cost_text - see gpusample.h */
+char *gs_cost_text(char *buf, size_t len, const struct gs_timeline *t)
+{
+	double span = t->end_ns > t->start_ns ?
+		      (t->end_ns - t->start_ns) / 1e9 : 0;
+	enum gs_call w = gs_slowest(t);
+	uint64_t n = t->nr_samples + t->samples_lost;
+
+	snprintf(buf, len,
+		 "NVML's calls took %.2f ms per sample (the slowest: %s, %.2f ms; nvmlInit and the first reading %.1f ms); the sampler used %.1f ms of CPU in %.1f s (%.2f%% of a CPU)",
+		 n ? gs_calls_ns(t) / 1e6 / n : 0.0,
+		 w ? gs_call_names[w] : "none", t->cost[w].max_ns / 1e6,
+		 t->cost[GS_CALL_LOAD].max_ns / 1e6, t->cpu_ns / 1e6, span,
+		 span > 0 ? t->cpu_ns / 1e7 / span : 0.0);
+	return buf;
+}
+
+/* gs_cost_json - see gpusample.h */
+void gs_cost_json(struct json *j, const struct gs_timeline *t)
+{
+	enum gs_call w = gs_slowest(t);
+	uint64_t n = t->nr_samples + t->samples_lost;
+
+	json_object_begin(j, "cost");
+	json_double(j, "calls_ms_per_sample",
+		    n ? gs_calls_ns(t) / 1e6 / n : 0.0);
+	if (w)
+		json_str(j, "slowest_call", gs_call_names[w]);
+	else
+		json_null(j, "slowest_call");
+	json_double(j, "slowest_ms", t->cost[w].max_ns / 1e6);
+	json_double(j, "init_ms", t->cost[GS_CALL_LOAD].max_ns / 1e6);
+	json_double(j, "cpu_ms", t->cpu_ns / 1e6);
+	json_object_end(j);
+}
+
 static void gs_print_head(FILE *f, const struct gs_timeline *t)
 {
+	char cost[512];
+
 	fprintf(f, "library:   %s\n", t->lib[0] ? t->lib : NVML_SONAME);
 	if (!t->present) {
 		fprintf(f, "absent: %s\n", t->absent);
@@ -37,6 +98,7 @@ static void gs_print_head(FILE *f, const struct gs_timeline *t)
 		"not from NVML: ", t->events ? "" : t->events_why);
 	if (t->hung)
 		fprintf(f, "hung:      %s\n", t->hung_why);
+	fprintf(f, "cost:      %s\n", gs_cost_text(cost, sizeof(cost), t));
 }
 
 static void gs_print_gpu(FILE *f, double at, uint32_t i,
@@ -193,6 +255,10 @@ void gs_print_json(FILE *f, const struct gs_timeline *t)
 	json_u64(&j, "nr_gpus", t->nr_gpus);
 	json_u64(&j, "samples_lost", t->samples_lost);
 	json_bool(&j, "xid_events", t->events);
+	if (t->present)
+		gs_cost_json(&j, t);
+	else
+		json_null(&j, "cost");
 	json_array_begin(&j, "gpus");
 	for (i = 0; t->present && i < t->nr_sampled; i++) {
 		json_object_begin(&j, NULL);
