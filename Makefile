@@ -38,7 +38,8 @@ module-clean:
 	rm -f kmod/*.o kmod/*.ko kmod/*.mod kmod/*.mod.c kmod/.*.cmd \
 	      kmod/modules.order modules.order Module.symvers .*.cmd
 
-# --- Programs that run inside the test VM (static, no libraries needed) ---
+# --- Programs that run inside the test VM (static, no libraries needed;
+#     the dynamic tool of guest-dyn aside, see user/user.mk) ---
 
 GUEST_TEST_SRCS := $(wildcard tests/kernel/*.c)
 GUEST_TESTS := $(patsubst tests/kernel/%.c,build/guest/tests/%,$(GUEST_TEST_SRCS))
@@ -46,7 +47,7 @@ GUEST_SCRIPTS := $(patsubst tests/kernel/%,build/guest/tests/%,\
 		   $(wildcard tests/kernel/*.sh)) build/guest/tests/timeouts \
 		 $(patsubst tests/lib/%,build/guest/lib/%,$(wildcard tests/lib/*.sh))
 
-guest: guest-user guest-tests
+guest: guest-user guest-dyn guest-tests
 
 guest-tests: $(GUEST_TESTS) $(GUEST_SCRIPTS)
 

@@ -8,6 +8,8 @@
 #   make fuzz         every fuzzer for FUZZ_SECONDS (default 20) each
 #   make guest-user   static build/guest/bin/gpulat, $(USER_LIB_STATIC) and
 #                     $(USER_TOOL_LIB_STATIC)
+#   make guest-dyn    the normal (dynamic) tool and the NVML test double
+#                     under build/guest/dyn/, for the guest tests of NVML
 #   make user-clean   remove what these targets built
 #
 # Layers, one folder each: user/lib/ is libgpulat (device access, snapshot
@@ -249,7 +251,7 @@ fuzz: $(USER_FUZZERS) $(USER_FUZZ_SEEDS)
 
 user-clean:
 	rm -rf $(USER_OUT) $(USER_UNIT_OUT) $(USER_FUZZ_OUT) \
-	       $(USER_GUEST_OBJ) $(USER_GUEST_BIN)
+	       $(USER_GUEST_OBJ) $(USER_GUEST_BIN) $(USER_GUEST_DYN)
 
 -include $(USER_OBJS:.o=.d) $(USER_TOOL_OBJS:.o=.d) $(USER_OUT)/obj/gpulat.d
 -include $(USER_GUEST_OBJS:.o=.d) $(USER_GUEST_TOOL_OBJS:.o=.d) \
@@ -301,3 +303,22 @@ $(USER_UNIT_OUT)/test_fake_nvml: | $(USER_NVML_DOUBLE) $(USER_NVML_DOUBLE_OLD)
 
 # The static guest tool cannot load libraries: it states NVML as absent.
 $(USER_GUEST_OBJ)/engine/nvml.o: USER_CFLAGS += -DGPULAT_NO_DLOPEN
+
+# The guest tests of NVML run the normal build of the tool, which loads
+# the double by its soname (LD_LIBRARY_PATH=/gpulat/dyn/nvml) or by
+# $GPULAT_NVML_LIB; scripts/vmrun ships the libraries both need.  The
+# static tool stays the guest's gpulat on PATH.
+USER_GUEST_DYN := $(USER_GUEST_OUT)/dyn
+USER_GUEST_DYN_FILES := $(USER_GUEST_DYN)/gpulat \
+			$(USER_GUEST_DYN)/nvml/libnvidia-ml.so.1
+
+.PHONY: guest-dyn
+guest-dyn: $(USER_GUEST_DYN_FILES)
+
+$(USER_GUEST_DYN)/gpulat: $(USER_BIN)
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
+$(USER_GUEST_DYN)/nvml/libnvidia-ml.so.1: $(USER_NVML_DOUBLE)
+	@mkdir -p $(@D)
+	install -m 0644 $< $@

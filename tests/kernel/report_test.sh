@@ -7,8 +7,9 @@
 # NVRM line written to /dev/kmsg is in the kernel log section; sources
 # this guest lacks (NVIDIA driver, NVML: the tool here is static) are
 # stated as absent; without gpulat.ko the archive still comes, with the
-# host facts.  NVML itself is tested on the host (tests/unit/test_report.c)
-# through a stand-in library, which a static binary cannot load.
+# host facts.  NVML itself is tested through a stand-in library, which a
+# static binary cannot load: on the host (tests/unit/test_report.c) and
+# here with the dynamic tool (nvml_test.sh).
 set -u
 MOD=/gpulat/modules
 n=0
