@@ -5,10 +5,15 @@
 # the tool's ordinary dlopen() path: by its soname libnvidia-ml.so.1
 # through LD_LIBRARY_PATH, and by file through $GPULAT_NVML_LIB.
 # gpulat report's host/nvml.txt holds the double's answers, with the
-# module's source and with the BPF source; a double whose nvmlInit never
-# returns costs the report $GPULAT_NVML_TIMEOUT seconds, and nvml.txt and
-# the MANIFEST say NVML did not answer.  Skips when the dynamic tool is
-# absent (a tree built with guest-user alone).
+# module's source and with the BPF source.  A double whose nvmlInit
+# never returns is named as hung by the GPU sampler a second after the
+# window (and costs $GPULAT_NVML_TIMEOUT seconds with the sampler off).
+# gpulat diagnose, with the double playing scripted timelines against a
+# known spike on CPU 1, gives the triage rule's verdict: idle GPUs point
+# at the host, a full busy GPU at the job; a GPU hog that is the CPU
+# culprit is named as both; an NVML Xid ranks the driver first; a hung
+# call is named and costs the watch at most a second.  Skips when the
+# dynamic tool is absent (a tree built with guest-user alone).
 set -u
 LIB=${GPULAT_LIB:-/gpulat/lib}
 . "$LIB/nvml.sh" || exit 1
@@ -36,7 +41,7 @@ T=2		# GPULAT_NVML_TIMEOUT for the hanging double
 MARGIN=10	# tool start, archive and unpacking under TCG
 
 echo "TAP version 13"
-echo "1..9"
+echo "1..16"
 "$GPULAT_DYN" --version | sed "s/^/# /"
 echo "# the double: $FAKE_NVML_LIB"
 
@@ -106,24 +111,33 @@ else
 	not_ok "neither: gpulat report"
 fi
 
-# (c) nvmlInit never returns: the report waits T seconds for NVML, then
-# writes the rest.  Between D + T (the window, then the wait) and
-# D + T + MARGIN.
+# (c) nvmlInit never returns.  The GPU sampler holds NVML over the
+# window; it gets a second after it, then its call is named as hung and
+# nvml.txt is not asked again: between D + 1 and D + 1 + MARGIN.
 if report hang with_fake_nvml env FAKE_NVML_INIT_HANG=1 \
 	GPULAT_NVML_TIMEOUT=$T "$GPULAT_DYN" report -d $D; then
-	check "hang: nvml.txt says NVML did not answer within $T s" \
-		grep -q "^absent: NVML did not answer within $T s (the process asking it, pid [0-9]*, was killed" \
-		"$TOP/host/nvml.txt"
+	check "hang: nvml.txt and the timeline say the sampler's nvmlInit hung" \
+		sh -c "grep -q '^absent: NVML failed during the window: nvmlInit and the first reading had not returned after ' '$TOP/host/nvml.txt' &&
+		       grep -q '^hung:      nvmlInit and the first reading had not returned after ' '$TOP/gpu/timeline.txt'"
 	check "hang: the MANIFEST says so too" \
-		grep -q "^  absent: host/nvml.txt: NVML did not answer within $T s" \
+		grep -q "^  absent: host/nvml.txt: NVML failed during the window: nvmlInit" \
 		"$TOP/MANIFEST"
 else
 	not_ok "hang: gpulat report finishes"
-	not_ok "hang: the MANIFEST says NVML did not answer"
+	not_ok "hang: the MANIFEST says NVML failed"
 fi
-check "hang: the report took ${SECS}s: $D + $T <= s < $D + $T + $MARGIN (unhung: ${T_SONAME}s)" \
-	awk -v s="$SECS" -v lo=$((D + T)) -v hi=$((D + T + MARGIN)) \
+check "hang: the report took ${SECS}s: $D + 1 <= s < $D + 1 + $MARGIN (unhung: ${T_SONAME}s)" \
+	awk -v s="$SECS" -v lo=$((D + 1)) -v hi=$((D + 1 + MARGIN)) \
 	'BEGIN { exit !(s >= lo && s < hi) }'
+# The same without the sampler: the one reading's own bound, T seconds.
+if report hang0 with_fake_nvml env FAKE_NVML_INIT_HANG=1 \
+	GPULAT_NVML_TIMEOUT=$T "$GPULAT_DYN" report -d $D --gpu-interval 0; then
+	check "hang, no sampler: nvml.txt says NVML did not answer within $T s, in ${SECS}s" \
+		sh -c "grep -q '^absent: NVML did not answer within $T s (the process asking it, pid [0-9]*, was killed' '$TOP/host/nvml.txt' &&
+		       awk -v s=$SECS -v lo=$((D + T)) -v hi=$((D + T + MARGIN)) 'BEGIN { exit !(s >= lo && s < hi) }'"
+else
+	not_ok "hang, no sampler: gpulat report finishes"
+fi
 
 # The BPF source (libbpf of the guest's shared libraries), beside the
 # module, with the double by soname.
@@ -139,11 +153,123 @@ else
 fi
 
 # --- GPU diagnose -----------------------------------------------------------
-# Checks of `gpulat diagnose` with the GPU sampler go here: run
-#   with_fake_nvml env FAKE_NVML_SCRIPT=... gpulat_dyn diagnose -d 4 -j
-# and grep its compact JSON (e.g. '"triage":"host"').  Raise the plan
-# above by the number of checks added.
+# gpulat diagnose with the sampler and a scripted double
+# ($FAKE_NVML_SCRIPT), against a known host: a nice-19 sleeper on CPU 1
+# woken every 2 ms from CPU 0, and a hog on CPU 1 (serve_test.sh's spike).
+# The compact JSON must carry the verdict the triage rule gives.
+
+SCRIPT=/tmp/nvml.script
+# diag NAME SECONDS: gpulat diagnose -j with the script, its JSON in
+# /tmp/NAME.json, its seconds in SECS
+diag() {
+	_t0=$(now)
+	with_fake_nvml env FAKE_NVML_SCRIPT=$SCRIPT "$GPULAT_DYN" diagnose \
+		-d "$2" -t sched=2ms -j >"/tmp/$1.json" 2>"/tmp/$1.err"
+	_rc=$?
+	SECS=$(secs_since "$_t0")
+	sed 's/^/# /' "/tmp/$1.err"
+	echo "# diagnose $1: exit $_rc after ${SECS}s"
+	return $_rc
+}
+# has NAME TEXT...: every TEXT is in /tmp/NAME.json
+has() {
+	_f=/tmp/$1.json
+	shift
+	for _w in "$@"; do
+		grep -qF -- "$_w" "$_f" && continue
+		echo "# lacks: $_w"
+		sed 's/.*"gpu":{/"gpu":{/' "$_f" | fold -w 160 | sed 's/^/#   /'
+		return 1
+	done
+}
+spike_start() {
+	mkfifo /tmp/nvml.fifo
+	nice -n 19 taskset -c 1 sh -c 'while read -r x; do :; done' \
+		</tmp/nvml.fifo &
+	SLEEPER=$!
+	taskset -c 0 sh -c 'while :; do echo; usleep 2000; done' \
+		>/tmp/nvml.fifo &
+	WAKER=$!
+	# named as a cryptominer: a task may rename itself (/proc/self/comm)
+	taskset -c 1 sh -c 'echo xmrig >/proc/self/comm; while :; do :; done' &
+	HOG=$!
+}
+spike_stop() {
+	kill $HOG $WAKER $SLEEPER 2>/dev/null
+	wait $HOG $WAKER $SLEEPER 2>/dev/null
+	rm -f /tmp/nvml.fifo
+}
+taskset -p -c 0 $$ >/dev/null
+
+spike_start
+# (d) the GPUs idle while the host stalls: look at the host's layers
+cat >$SCRIPT <<EOS
+at 0 gpu 0 util 4 1
+at 0 gpu 1 util 2 0
+EOS
+if diag idle 4; then
+	check "idle GPUs, host spike: triage host, the scheduler ranked first" \
+		has idle '"verdict":"scheduler"' '"gpu":{"present":true' \
+		'"triage":"host"' '"interval_s":1,'
+	# the double's fixed GPU 0: hw slowdown, x8 of x16; GPU 1 thermal
+	check "the double's throttled GPUs and downtrained link are causes" \
+		has idle '"kind":"throttle","gpu":0' '"kind":"throttle","gpu":1' \
+		'"kind":"link","gpu":0'
+else
+	not_ok "idle GPUs, host spike: gpulat diagnose"
+	not_ok "the double's throttled GPUs and downtrained link are causes"
+fi
+# (e) the hog on CPU 1 holds GPU 0 too: named once, as both
+cat >$SCRIPT <<EOS
+at 0 gpu 0 util 70 30
+at 0 gpu 0 procs $HOG:30000:92 $$:100:1
+EOS
+if diag hog 4; then
+	check "a GPU hog that is the CPU culprit: named, miner, joined" \
+		has hog "\"pid\":$HOG,\"comm\":\"xmrig\",\"gpu\":0,\"alive\":true,\"sm_mean\":92," \
+		'"hog":true,"miner":true,"cpu_culprit":true' '"kind":"hog","gpu":0' \
+		'holds both the GPU and a feeder'
+else
+	not_ok "a GPU hog that is the CPU culprit: gpulat diagnose"
+fi
+spike_stop
+# (f) busy with its memory full: the job's resources
+cat >$SCRIPT <<EOS
+at 0 gpu 1 util 99 90
+at 0 gpu 1 mem 80000 81559
+EOS
+if diag full 3; then
+	check "busy GPU with full memory: triage job" \
+		has full '"triage":"job"' '"kind":"memory_full"' \
+		'GPU 1 was busy (99% mean) with its memory full'
+else
+	not_ok "busy GPU with full memory: gpulat diagnose"
+fi
+# (g) an Xid from NVML's events (no tracepoint here): the driver layer
+cat >$SCRIPT <<EOS
+at 1 xid 0 79
+EOS
+if diag xid 3; then
+	check "an NVML Xid: counted once in the driver layer, ranked first" \
+		has xid '"verdict":"driver"' '"code":79,"device":"0000:3b:00.0"' \
+		'"seen_by":"nvml"' '"xids_nvml":1,"xids_both":0'
+else
+	not_ok "an NVML Xid: gpulat diagnose"
+fi
+# (h) a call that never returns: named, and diagnose ends on time
+cat >$SCRIPT <<EOS
+at 1 hang nvmlDeviceGetUtilizationRates
+EOS
+if diag hung 3; then
+	check "a hung NVML call: named, diagnose done in ${SECS}s (< 3 + 1 + $MARGIN)" \
+		sh -c "grep -qF '\"hung\":\"nvmlDeviceGetUtilizationRates on GPU 0 had not returned after' /tmp/hung.json &&
+		       grep -qF '\"kind\":\"hung\"' /tmp/hung.json &&
+		       awk -v s=$SECS -v hi=$((3 + 1 + MARGIN)) 'BEGIN { exit !(s < hi) }'"
+else
+	not_ok "a hung NVML call: gpulat diagnose"
+fi
 # --- end of GPU diagnose ----------------------------------------------------
 
-rm -rf /tmp/soname /tmp/file /tmp/none /tmp/hang /tmp/bpf /tmp/*.tar.gz
+rm -rf /tmp/soname /tmp/file /tmp/none /tmp/hang /tmp/hang0 /tmp/bpf /tmp/*.tar.gz \
+	/tmp/*.json /tmp/*.err $SCRIPT
 exit $fail
