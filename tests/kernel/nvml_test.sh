@@ -12,7 +12,8 @@
 # known spike on CPU 1, gives the triage rule's verdict: idle GPUs point
 # at the host, a full busy GPU at the job; a GPU hog that is the CPU
 # culprit is named as both; an NVML Xid ranks the driver first; a hung
-# call is named and costs the watch at most a second.  Skips when the
+# call is named and costs the watch at most a second; gpulat trace prints
+# NVML's Xids.  Skips when the
 # dynamic tool is absent (a tree built with guest-user alone).
 set -u
 LIB=${GPULAT_LIB:-/gpulat/lib}
@@ -41,7 +42,7 @@ T=2		# GPULAT_NVML_TIMEOUT for the hanging double
 MARGIN=10	# tool start, archive and unpacking under TCG
 
 echo "TAP version 13"
-echo "1..16"
+echo "1..17"
 "$GPULAT_DYN" --version | sed "s/^/# /"
 echo "# the double: $FAKE_NVML_LIB"
 
@@ -268,6 +269,15 @@ if diag hung 3; then
 else
 	not_ok "a hung NVML call: gpulat diagnose"
 fi
+# (i) gpulat trace prints NVML's Xids among the module's records
+cat >$SCRIPT <<EOS
+at 0.5 xid 1 48
+EOS
+with_fake_nvml env FAKE_NVML_SCRIPT=$SCRIPT "$GPULAT_DYN" trace -d 3 -j \
+	>/tmp/trace.json 2>/tmp/trace.err
+sed 's/^/# /' /tmp/trace.err
+check "gpulat trace: NVML's Xid 48 once, its source nvml" \
+	sh -c "[ \$(grep -c '\"xid\":48,\"device\":\"0000:86:00.0\",\"source\":\"nvml\"' /tmp/trace.json) -eq 1 ]"
 # --- end of GPU diagnose ----------------------------------------------------
 
 rm -rf /tmp/soname /tmp/file /tmp/none /tmp/hang /tmp/hang0 /tmp/bpf /tmp/*.tar.gz \

@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include "gpulat.h"
+#include "gpusample.h"
 #include "json.h"
 #include "trace.h"
+#include "trace_nvml.h"
 #include "units.h"
 #include "watch.h"
 
@@ -22,7 +24,36 @@ struct trace_out {
 	time_t names_at;
 	uint64_t names_for;		/* the key names were fetched for */
 	bool write_failed;
+	struct trace_nvml nvml;		/* Xids of NVML's events */
 };
+
+/* trace_out_flush - a closed pipe (gpulat trace | head): stop */
+static void trace_out_flush(struct trace_out *t)
+{
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		t->write_failed = true;
+		watch_request_stop();
+	}
+}
+
+static void trace_out_nvml(uint64_t time_ns, uint32_t code,
+			   const char *device, void *arg)
+{
+	struct trace_out *t = arg;
+
+	t->events++;
+	trace_print_nvml_xid(stdout, t->o->json, time_ns, code, device);
+	trace_out_flush(t);
+}
+
+static void trace_tick(void *arg)
+{
+	struct trace_out *t = arg;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	tn_tick(&t->nvml, (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec);
+}
 
 /* trace_out_rec - print one record as it arrives */
 static void trace_out_rec(const struct gl_trace_rec *r, void *arg)
@@ -50,28 +81,54 @@ static void trace_out_rec(const struct gl_trace_rec *r, void *arg)
 		}
 	} else if (r->type == GPULAT_REC_EVENT) {
 		t->events++;
+		if (r->u.event.event.type == GPULAT_EVENT_XID)
+			tn_kernel_xid(&t->nvml, r->u.event.event.time_ns,
+				      r->u.event.event.code,
+				      r->u.event.event.device);
 	}
 	if (t->o->json)
 		trace_print_json(stdout, r, t->names);
 	else
 		trace_print_text(stdout, r, t->names);
 	/* a closed pipe (gpulat trace | head): stop, thresholds put back */
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		t->write_failed = true;
-		watch_request_stop();
-	}
+	trace_out_flush(t);
+}
+
+/* trace_nvml_summary - what NVML's events added, or why they could not */
+static void trace_nvml_summary(const struct trace_out *t,
+			       const struct gs_timeline *tl)
+{
+	if (!tl->started || (!tl->present && !tl->hung))
+		return;	/* no NVML here: nothing to say */
+	if (tl->hung)
+		fprintf(stderr, "gpulat: NVML: %s\n", tl->hung_why);
+	else if (!tl->events)
+		fprintf(stderr, "gpulat: NVML gives no Xid events: %s\n",
+			tl->events_why);
+	else
+		fprintf(stderr,
+			"gpulat: Xids from NVML's events: %" PRIu64 " printed, %" PRIu64 " also seen by the tracepoint (printed once), %" PRIu64 " lost\n",
+			t->nvml.printed, t->nvml.merged, t->nvml.lost);
 }
 
 int trace_run(const struct gpulat_opts *o)
 {
 	struct trace_out t = { .o = o };
-	char a[UNITS_LEN];
+	struct gs_timeline tl;
+	char a[UNITS_LEN], why[160];
+	double every;
 	struct watch w;
 	uint32_t major, minor;
 	size_t f;
 	struct gl_source *src;
 	int ret;
 
+	every = gs_interval(o->has_gpu_interval ? o->gpu_interval_s : -1,
+			    why, sizeof(why));
+	if (every < 0) {
+		fprintf(stderr, "gpulat: trace: %s\n", why);
+		return GPULAT_EXIT_ERROR;
+	}
 	ret = gpulat_source_open(o, &src, &major, &minor, stderr);
 	if (ret)
 		return gpulat_device_exit(ret);
@@ -87,9 +144,14 @@ int trace_run(const struct gpulat_opts *o)
 		t.names = NULL;	/* keys print as numbers */
 	t.names_at = time(NULL);
 	watch_stop_on_signal();
+	/* NVML's Xids, for drivers without the tracepoint; no GPU polled */
+	if (every > 0 && !tn_start(&t.nvml, trace_out_nvml, &t))
+		watch_set_tick(trace_tick, &t);
 	ret = watch_run(src, o->has_duration ? o->duration_s : 0, 0, false,
 			o->thresholds, o->thresholds_set, &w, trace_out_rec,
 			&t, stderr);
+	watch_set_tick(NULL, NULL);
+	tn_stop(&t.nvml, &tl);
 	if (!ret) {
 		if (!o->json) {
 			fprintf(stderr, "gpulat: %" PRIu64 " outliers, %" PRIu64
@@ -103,11 +165,13 @@ int trace_run(const struct gpulat_opts *o)
 					units_ns(a, sizeof(a),
 						 w.thresholds[f]) : "off");
 			fputc('\n', stderr);
+			trace_nvml_summary(&t, &tl);
 		}
 		watch_free(&w);
 	} else {
 		ret = GPULAT_EXIT_ERROR;	/* watch_run() said why */
 	}
+	gs_timeline_free(&tl);
 	gl_snapshot_free(t.names);
 	gl_source_close(src);
 	if (!ret && t.write_failed) {
@@ -120,13 +184,17 @@ int trace_run(const struct gpulat_opts *o)
 
 static const char usage_trace[] =
 "usage: gpulat trace [-t FAMILY=DURATION]... [-j] [-d SECONDS]\n"
+"                    [--gpu-interval 0]\n"
 "\n"
 "Stream every sample at or over its family's outlier threshold as it\n"
 "happens, one line each: time, CPU, series, latency, the task it\n"
 "happened to, the key (disk, device, IRQ) and, for a wait for a CPU, the\n"
 "culprit: the tasks that held the CPU meanwhile and the hard IRQ and\n"
 "softirq time that landed on it.  NVIDIA Xid events appear on the same\n"
-"timeline.  Records lost to a full buffer are reported with their count.\n"
+"timeline: the driver's tracepoint's, and NVML's events' where NVML is\n"
+"present (\"(from NVML)\"; one both saw prints once, as the\n"
+"tracepoint's; no GPU is polled).  Records lost to a full buffer are\n"
+"reported with their count.\n"
 "A threshold given here holds while gpulat runs; the module's own\n"
 "(module parameters FAMILY_threshold_us) apply to the rest.\n"
 "\n"
@@ -136,6 +204,8 @@ static const char usage_trace[] =
 "  -j, --json        JSON lines, one object per record\n"
 "  -d, --duration SECONDS  stop after SECONDS, 0.1 to 86400 (default:\n"
 "                    until Ctrl-C)\n"
+"      --gpu-interval 0  do not wait for NVML's Xid events (any other\n"
+"                    value, 0.2 to 60, waits for them)\n"
 "  -h, --help        show this help\n"
 "\n"
 "EXAMPLES:\n"
@@ -147,6 +217,6 @@ const struct gpulat_command cmd_trace = {
 	.name = "trace",
 	.summary = "stream outliers as they happen, with the culprit",
 	.usage = usage_trace,
-	.optstring = "hjt:d:",
+	.optstring = "hjt:d:N:",
 	.run = trace_run,
 };

@@ -146,10 +146,9 @@ void diag_xid_add(struct diag_layer_res *L, uint64_t time_ns, uint32_t code,
 			continue;
 		if (x->time_ns == time_ns && (x->from & from))
 			return;
-		if (!(x->from & from) && !strncmp(x->device, device,
-						  sizeof(x->device)) &&
-		    (x->time_ns > time_ns ? x->time_ns - time_ns :
-		     time_ns - x->time_ns) <= DIAG_XID_SAME_NS) {
+		if (!(x->from & from) &&
+		    gs_xid_same(x->code, x->device, x->time_ns, code, device,
+				time_ns)) {
 			x->from |= from;
 			return;
 		}

@@ -65,17 +65,6 @@ static uint64_t diag_gpu_throttle_mask(void)
 	return m;
 }
 
-/* diag_gpu_kernel_name - NVML's bus id as the kernel names the device */
-static void diag_gpu_kernel_name(char *buf, size_t len, const char *bus)
-{
-	unsigned int d, b, s, f;
-
-	if (sscanf(bus, "%x:%x:%x.%x", &d, &b, &s, &f) == 4)
-		snprintf(buf, len, "%04x:%02x:%02x.%x", d, b, s, f);
-	else
-		snprintf(buf, len, "%s", bus);
-}
-
 /* diag_gpu_xids - see diagnose_gpu.h */
 void diag_gpu_xids(struct diag_result *r, const struct gs_timeline *t,
 		   const struct watch *w)
@@ -90,8 +79,8 @@ void diag_gpu_xids(struct diag_result *r, const struct gs_timeline *t,
 
 		dev[0] = '\0';
 		if (x->gpu < t->nr_sampled)
-			diag_gpu_kernel_name(dev, sizeof(dev),
-					     t->info[x->gpu].bus_id);
+			gs_bus_kernel(dev, sizeof(dev),
+				      t->info[x->gpu].bus_id);
 		diag_xid_add(L, x->time_ns, x->code, dev, true,
 			     DIAG_XID_FROM_NVML);
 	}
@@ -110,7 +99,7 @@ static void diag_gpu_one(const struct gs_timeline *t, uint32_t i,
 	g->index = i;
 	snprintf(g->name, sizeof(g->name), "%s", t->info[i].name);
 	snprintf(g->bus_id, sizeof(g->bus_id), "%s", t->info[i].bus_id);
-	diag_gpu_kernel_name(g->dev, sizeof(g->dev), g->bus_id);
+	gs_bus_kernel(g->dev, sizeof(g->dev), g->bus_id);
 	g->persistence = -1;
 	g->min_gen = g->min_width = UINT32_MAX;
 	for (k = 0; k < t->nr_samples; k++) {

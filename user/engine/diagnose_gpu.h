@@ -28,8 +28,6 @@
 #define DIAG_GPU_HOG_PERMILLE	250
 /* A link's speed below its maximum counts only at this utilisation. */
 #define DIAG_GPU_LINK_BUSY_PCT	50
-/* An Xid of NVML and one of the tracepoint this close are one. */
-#define DIAG_XID_SAME_NS	2000000000ULL
 
 #define DIAG_GPU_MAX_PROCS	8
 #define DIAG_GPU_MAX_CAUSES	12

@@ -66,8 +66,9 @@ double gs_interval(double given, char *why, size_t len)
 	return v;
 }
 
-/* gs_start - see gpusample.h */
-int gs_start(struct gs_sampler *s, double interval_s, double window_s)
+/* gs_start_mode - gs_start(), polling the GPUs or only waiting for Xids */
+static int gs_start_mode(struct gs_sampler *s, double interval_s,
+			 double window_s, bool xids_only)
 {
 	double slots = window_s > 0 ? window_s / interval_s + 4 : GS_MAX_SLOTS;
 	uint32_t cap = slots < GS_MAX_SLOTS ? (uint32_t)slots : GS_MAX_SLOTS;
@@ -83,6 +84,7 @@ int gs_start(struct gs_sampler *s, double interval_s, double window_s)
 		return -errno;
 	sh->magic = GS_MAGIC;
 	sh->cap = cap;
+	sh->xids_only = xids_only;
 	sh->state = GS_STARTING;
 	/* the child's stdio must not flush what gpulat buffered */
 	fflush(NULL);
@@ -100,6 +102,18 @@ int gs_start(struct gs_sampler *s, double interval_s, double window_s)
 	s->interval_s = interval_s;
 	s->start_ns = gs_now();
 	return 0;
+}
+
+/* gs_start - see gpusample.h */
+int gs_start(struct gs_sampler *s, double interval_s, double window_s)
+{
+	return gs_start_mode(s, interval_s, window_s, false);
+}
+
+/* gs_start_xids - see gpusample.h: one slot, never written */
+int gs_start_xids(struct gs_sampler *s)
+{
+	return gs_start_mode(s, 1.0, 1.0, true);
 }
 
 /*
@@ -190,8 +204,9 @@ static int gs_copy(const struct gs_sampler *s, struct gs_timeline *t)
 		t->xids = calloc(keep, sizeof(*t->xids));
 		if (!t->xids)
 			return -ENOMEM;
-		memcpy(t->xids, sh->xids, keep * sizeof(*t->xids));
-		t->nr_xids = keep;
+		/* the newest, oldest first */
+		for (i = x - keep; i < x; i++)
+			t->xids[t->nr_xids++] = sh->xids[i % GS_MAX_XIDS];
 		t->xids_lost = x - keep;
 	}
 	return 0;
@@ -252,4 +267,66 @@ void gs_timeline_free(struct gs_timeline *t)
 	t->samples = NULL;
 	t->xids = NULL;
 	t->nr_samples = t->nr_xids = 0;
+}
+
+/* gs_xids_read - see gpusample.h */
+size_t gs_xids_read(const struct gs_sampler *s, uint64_t *cursor,
+		    struct gs_xid *out, char (*bus)[32], size_t max,
+		    uint64_t *lost)
+{
+	const struct gs_shared *sh = s->sh;
+	uint64_t n, i, first;
+	size_t k = 0;
+
+	if (!sh)
+		return 0;
+	n = __atomic_load_n(&sh->nr_xids, __ATOMIC_ACQUIRE);
+	for (i = *cursor; i < n && k < max; i++) {
+		if (n - i > GS_MAX_XIDS) {
+			(*lost)++;	/* overwritten before it was read */
+			continue;
+		}
+		out[k] = sh->xids[i % GS_MAX_XIDS];
+		if (out[k].gpu < GS_MAX_GPUS)
+			memcpy(bus[k], sh->info[out[k].gpu].bus_id, 32);
+		else
+			bus[k][0] = '\0';
+		bus[k][31] = '\0';
+		k++;
+	}
+	/* those overwritten while they were copied are lost, not read torn */
+	n = __atomic_load_n(&sh->nr_xids, __ATOMIC_ACQUIRE);
+	first = n > GS_MAX_XIDS ? n - GS_MAX_XIDS : 0;
+	if (i - k < first) {
+		size_t drop = first - (i - k) < k ? first - (i - k) : k;
+
+		memmove(out, out + drop, (k - drop) * sizeof(*out));
+		memmove(bus, bus + drop, (k - drop) * sizeof(*bus));
+		k -= drop;
+		*lost += drop;
+	}
+	*cursor = i;
+	return k;
+}
+
+/* gs_bus_kernel - see gpusample.h */
+char *gs_bus_kernel(char *buf, size_t len, const char *nvml_bus)
+{
+	unsigned int d, b, sl, f;
+
+	if (sscanf(nvml_bus, "%x:%x:%x.%x", &d, &b, &sl, &f) == 4)
+		snprintf(buf, len, "%04x:%02x:%02x.%x", d, b, sl, f);
+	else
+		snprintf(buf, len, "%s", nvml_bus);
+	return buf;
+}
+
+/* gs_xid_same - see gpusample.h */
+bool gs_xid_same(uint32_t code_a, const char *dev_a, uint64_t ns_a,
+		 uint32_t code_b, const char *dev_b, uint64_t ns_b)
+{
+	uint64_t d = ns_a > ns_b ? ns_a - ns_b : ns_b - ns_a;
+
+	return code_a == code_b && !strncmp(dev_a, dev_b, 32) &&
+	       d <= GS_XID_SAME_NS;
 }

@@ -26,6 +26,12 @@
 #define GS_INTERVAL_MIN	0.2	/* the shortest one accepted */
 #define GS_INTERVAL_MAX	60.0
 #define GS_NA		UINT32_MAX	/* an answer NVML did not give */
+/*
+ * An Xid of NVML's events and one of the driver's tracepoint are the
+ * same Xid when their codes and devices agree and they are this close
+ * (NVML's comes when the event wait returns, a little later).
+ */
+#define GS_XID_SAME_NS	2000000000ULL
 
 /* Which answers of a GPU's sample are valid. */
 enum {
@@ -154,6 +160,28 @@ double gs_interval(double given, char *why, size_t len);
  * once: the child loads NVML.  0, or -errno (fork, mmap) with @s empty.
  */
 int gs_start(struct gs_sampler *s, double interval_s, double window_s);
+/*
+ * gs_start_xids - a sampler that only waits for Xid events (gpulat
+ * trace: no GPU is polled); 0 or -errno
+ */
+int gs_start_xids(struct gs_sampler *s);
+/*
+ * gs_xids_read - the Xids that came since *@cursor (0 at first), at
+ * most @max into @out, *@cursor moved past them; those no longer kept
+ * are added to *@lost.  The GPU's bus id, as NVML gives it, in each
+ * @bus[i] (GS_MAX_GPUS: none).  Reads memory only: never blocks.
+ */
+size_t gs_xids_read(const struct gs_sampler *s, uint64_t *cursor,
+		    struct gs_xid *out, char (*bus)[32], size_t max,
+		    uint64_t *lost);
+/* gs_bus_kernel - NVML's "00000000:3B:00.0" as the kernel names it */
+char *gs_bus_kernel(char *buf, size_t len, const char *nvml_bus);
+/*
+ * gs_xid_same - whether two Xids (code, the kernel's device name, time)
+ * are one (GS_XID_SAME_NS)
+ */
+bool gs_xid_same(uint32_t code_a, const char *dev_a, uint64_t ns_a,
+		 uint32_t code_b, const char *dev_b, uint64_t ns_b);
 /*
  * gs_stop - end the sampler and copy what it saw into @t
  * (gs_timeline_free() it); a child still in a call a second later is

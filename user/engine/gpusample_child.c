@@ -319,11 +319,10 @@ static void gs_xid(struct gs_child_state *c, const nvmlEventData_t *e)
 	for (i = 0; i < sh->nr_sampled; i++)
 		if (c->dev[i] == e->device)
 			gpu = i;
-	if (k < GS_MAX_XIDS) {
-		sh->xids[k].time_ns = gs_now();
-		sh->xids[k].gpu = gpu;
-		sh->xids[k].code = (uint32_t)e->eventData;
-	}
+	/* a ring: the newest GS_MAX_XIDS are kept */
+	sh->xids[k % GS_MAX_XIDS].time_ns = gs_now();
+	sh->xids[k % GS_MAX_XIDS].gpu = gpu;
+	sh->xids[k % GS_MAX_XIDS].code = (uint32_t)e->eventData;
 	__atomic_store_n(&sh->nr_xids, k + 1, __ATOMIC_RELEASE);
 }
 
@@ -403,7 +402,8 @@ void gs_child(struct gs_shared *sh, double interval_s)
 	__atomic_store_n(&sh->state, GS_RUNNING, __ATOMIC_RELEASE);
 	next = gs_now();
 	while (!__atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE)) {
-		gs_sample_all(&c);
+		if (!sh->xids_only)
+			gs_sample_all(&c);
 		next += step;
 		/* a slow round is not made up: the next sample waits its turn */
 		if (next < gs_now())

@@ -25,12 +25,13 @@ struct gs_shared {
 	uint32_t call_gpu;	/* its GPU; GS_NA none */
 	uint64_t call_since_ns;	/* CLOCK_MONOTONIC */
 	uint32_t stop;		/* gpulat asks the child to end */
+	uint32_t xids_only;	/* wait for Xids, poll no GPU */
 	uint32_t events;	/* Xids come from the event API */
 	uint32_t nr_gpus, nr_sampled;
 	uint32_t cap;		/* slots[] */
 	uint32_t pad;
 	uint64_t nr_samples;	/* written so far; slot i % cap */
-	uint64_t nr_xids;	/* received so far; the first GS_MAX_XIDS kept */
+	uint64_t nr_xids;	/* received so far; xid i in xids[i % GS_MAX_XIDS] */
 	char absent[512];
 	char lib[256];
 	char driver[96];

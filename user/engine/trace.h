@@ -16,6 +16,13 @@
  */
 void trace_print_text(FILE *f, const struct gl_trace_rec *r,
 		      const struct gl_snapshot *names);
+/*
+ * trace_print_nvml_xid - an Xid that NVML's events gave (no record of
+ * the module's): a line as trace_print_text() writes Xids, or (@json)
+ * an object as trace_print_json() does, with "source":"nvml"
+ */
+void trace_print_nvml_xid(FILE *f, bool json, uint64_t time_ns,
+			  uint32_t code, const char *device);
 /* trace_print_json - one JSON object and a newline (JSON lines) */
 void trace_print_json(FILE *f, const struct gl_trace_rec *r,
 		      const struct gl_snapshot *names);

@@ -286,3 +286,28 @@ void trace_print_json(FILE *f, const struct gl_trace_rec *r,
 	json_object_end(&j);
 	json_end(&j);
 }
+
+/* trace_print_nvml_xid - see trace.h */
+void trace_print_nvml_xid(FILE *f, bool json, uint64_t time_ns,
+			  uint32_t code, const char *device)
+{
+	char pr[GPULAT_NAME_LEN];
+	struct json j;
+
+	if (!json) {
+		print_time(f, time_ns);
+		fprintf(f, " cpu- Xid %u on %s (from NVML)\n", code,
+			units_printable(pr, sizeof(pr), device));
+		return;
+	}
+	json_begin(&j, f);
+	json_object_begin(&j, NULL);
+	json_str(&j, "type", "xid");
+	json_u64(&j, "time_ns", time_ns);
+	json_null(&j, "cpu");
+	json_u64(&j, "xid", code);
+	json_str(&j, "device", device);
+	json_str(&j, "source", "nvml");
+	json_object_end(&j);
+	json_end(&j);
+}

@@ -23,6 +23,15 @@
 #define WATCH_DRAIN_READS	16
 
 static volatile sig_atomic_t watch_stop;
+static void (*watch_tick_fn)(void *);
+static void *watch_tick_arg;
+
+/* watch_set_tick - see watch.h */
+void watch_set_tick(void (*fn)(void *arg), void *arg)
+{
+	watch_tick_fn = fn;
+	watch_tick_arg = arg;
+}
 
 static void watch_on_signal(int sig)
 {
@@ -274,6 +283,8 @@ int watch_run(struct gl_source *src, double duration_s, double interval_s,
 			if (ret)
 				goto out;
 		}
+		if (watch_tick_fn)
+			watch_tick_fn(watch_tick_arg);
 	}
 	w->interrupted = watch_stop;
 	ret = watch_snapshot(src, &w->end, err);
@@ -282,6 +293,8 @@ int watch_run(struct gl_source *src, double duration_s, double interval_s,
 	w->duration_s = watch_now() - t0;
 	if (w->trace_ok)
 		watch_drain(src, w, keep, on_rec, arg, err);
+	if (watch_tick_fn)
+		watch_tick_fn(watch_tick_arg);
 	ret = gl_snapshot_diff(w->start, w->end, &w->window);
 	if (ret)
 		fprintf(err, "gpulat: cannot compare the snapshots\n");

@@ -72,6 +72,12 @@ int watch_begin_thresholds(struct gl_source *src, struct watch *w,
 void watch_end_thresholds(struct gl_source *src, const struct watch *w,
 			  uint64_t set, uint64_t *old);
 
+/*
+ * watch_set_tick - @fn(@arg) on every turn of watch_run()'s loop (at
+ * least every 200 ms) and once at its end; NULL: none
+ */
+void watch_set_tick(void (*fn)(void *arg), void *arg);
+
 /* watch_stop_on_signal - SIGINT/SIGTERM end a watch early (and gpulat trace) */
 void watch_stop_on_signal(void);
 void watch_request_stop(void);
