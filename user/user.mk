@@ -277,7 +277,8 @@ $(foreach f,bpf_source bpf_load,$(patsubst %,%/lib/$(f).o,$(USER_OUT)/obj \
 # tests/nvml/fake_nvml.c stands in for libnvidia-ml.so.1, built twice: as
 # a current library and as one from before driver 535 (older names, no
 # replay counter); fake_script.c reads the timeline $FAKE_NVML_SCRIPT names.
-# test_nvml and test_fake_nvml load both by file name, test_report's tool
+# test_nvml, test_fake_nvml, test_gpusample and test_trace_nvml load both
+# by file name, test_report's tool
 # runs the first through LD_LIBRARY_PATH by its soname.
 USER_NVML_DOUBLE := $(USER_UNIT_OUT)/nvml/libnvidia-ml.so.1
 USER_NVML_DOUBLE_OLD := $(USER_UNIT_OUT)/nvml-old/libnvidia-ml.so.1
@@ -299,7 +300,8 @@ $(USER_NVML_DOUBLE_OLD): $(USER_NVML_DOUBLE_DEPS)
 
 # Order-only: the pattern rule links $^, which must not hold the doubles.
 $(USER_UNIT_OUT)/test_report $(USER_UNIT_OUT)/test_nvml \
-$(USER_UNIT_OUT)/test_fake_nvml: | $(USER_NVML_DOUBLE) $(USER_NVML_DOUBLE_OLD)
+$(USER_UNIT_OUT)/test_fake_nvml $(USER_UNIT_OUT)/test_gpusample \
+$(USER_UNIT_OUT)/test_trace_nvml: | $(USER_NVML_DOUBLE) $(USER_NVML_DOUBLE_OLD)
 
 # The static guest tool cannot load libraries: it states NVML as absent.
 $(USER_GUEST_OBJ)/engine/nvml.o: USER_CFLAGS += -DGPULAT_NO_DLOPEN

@@ -191,8 +191,12 @@ spike_start() {
 	taskset -c 0 sh -c 'while :; do echo; usleep 2000; done' \
 		>/tmp/nvml.fifo &
 	WAKER=$!
-	# named as a cryptominer: a task may rename itself (/proc/self/comm)
-	taskset -c 1 sh -c 'echo xmrig >/proc/self/comm; while :; do :; done' &
+	# named as a cryptominer (a task may rename itself), with "the GPU"
+	# open: gpulat names only processes of its pid namespace that have
+	# a /dev/nvidia* file open (here a null device of that name)
+	[ -e /dev/nvidia0 ] || mknod /dev/nvidia0 c 1 3
+	taskset -c 1 sh -c 'exec 3</dev/nvidia0; echo xmrig >/proc/self/comm
+		while :; do :; done' &
 	HOG=$!
 }
 spike_stop() {
@@ -227,14 +231,13 @@ at 0 gpu 0 procs $HOG:30000:92 $$:100:1
 EOS
 if diag hog 4; then
 	check "a GPU hog that is the CPU culprit: named, miner, joined" \
-		has hog "\"pid\":$HOG,\"comm\":\"xmrig\",\"gpu\":0,\"alive\":true,\"sm_mean\":92," \
+		has hog "\"pid\":$HOG,\"comm\":\"xmrig\",\"gpu\":0,\"alive\":true,\"ours\":true,\"sharing\":2,\"sm_mean\":92," \
 		'"hog":true,"miner":true,"cpu_culprit":true' '"kind":"hog","gpu":0' \
 		'holds both the GPU and a feeder'
 else
 	not_ok "a GPU hog that is the CPU culprit: gpulat diagnose"
 fi
-spike_stop
-# (f) busy with its memory full: the job's resources
+# (f) busy with its memory full while the host stalls: the job's resources
 cat >$SCRIPT <<EOS
 at 0 gpu 1 util 99 90
 at 0 gpu 1 mem 80000 81559
@@ -246,6 +249,7 @@ if diag full 3; then
 else
 	not_ok "busy GPU with full memory: gpulat diagnose"
 fi
+spike_stop
 # (g) an Xid from NVML's events (no tracepoint here): the driver layer
 cat >$SCRIPT <<EOS
 at 1 xid 0 79
@@ -262,10 +266,10 @@ cat >$SCRIPT <<EOS
 at 1 hang nvmlDeviceGetUtilizationRates
 EOS
 if diag hung 3; then
-	check "a hung NVML call: named, diagnose done in ${SECS}s (< 3 + 1 + $MARGIN)" \
+	check "a hung NVML call: named, diagnose done in ${SECS}s (3 + 1 <= s < 3 + 1 + $MARGIN)" \
 		sh -c "grep -qF '\"hung\":\"nvmlDeviceGetUtilizationRates on GPU 0 had not returned after' /tmp/hung.json &&
 		       grep -qF '\"kind\":\"hung\"' /tmp/hung.json &&
-		       awk -v s=$SECS -v hi=$((3 + 1 + MARGIN)) 'BEGIN { exit !(s < hi) }'"
+		       awk -v s=$SECS -v lo=4 -v hi=$((3 + 1 + MARGIN)) 'BEGIN { exit !(s >= lo && s < hi) }'"
 else
 	not_ok "a hung NVML call: gpulat diagnose"
 fi
@@ -280,6 +284,7 @@ check "gpulat trace: NVML's Xid 48 once, its source nvml" \
 	sh -c "[ \$(grep -c '\"xid\":48,\"device\":\"0000:86:00.0\",\"source\":\"nvml\"' /tmp/trace.json) -eq 1 ]"
 # --- end of GPU diagnose ----------------------------------------------------
 
+rm -f /dev/nvidia0
 rm -rf /tmp/soname /tmp/file /tmp/none /tmp/hang /tmp/hang0 /tmp/bpf /tmp/*.tar.gz \
 	/tmp/*.json /tmp/*.err $SCRIPT
 exit $fail

@@ -74,6 +74,18 @@ static void tl_free(struct gs_timeline *t)
 			(t)->samples[__k].gpu[i].f = (v);		\
 	} while (0)
 
+/* gpu_fd - @root/proc/@pid/fd/3 -> /dev/nvidia0: the GPU open there */
+static void gpu_fd(const char *root, int pid)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/proc/%d/fd", root, pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/proc/%d/fd/3", root, pid);
+	if (symlink("/dev/nvidia0", path))
+		abort();
+}
+
 /* cause - the first cause of @kind, or NULL */
 static const struct diag_gpu_cause *cause(const struct diag_result *r,
 					  enum diag_gpu_cause_kind kind)
@@ -139,9 +151,100 @@ TEST_F(diag, gpu_busy_with_full_memory_is_the_job)
 	EXPECT_EQ(DIAG_TRIAGE_JOB, self->r->gpu->triage);
 	c = cause(self->r, DIAG_GC_MEMORY);
 	ASSERT_NE(NULL, c);
-	EXPECT_NE(NULL, strstr(c->text, "GPU 1 was busy (99% mean) with its memory full (79.0 of 80.0 GiB)"));
+	EXPECT_NE(NULL, strstr(c->text, "GPU 1 was busy (99% mean) with its memory full (79.0 of 80.0 GiB) while latency was abnormal"));
 	EXPECT_NE(NULL, strstr(self->json, "\"triage\":\"job\""));
-	/* busy below full: busy, not the job */
+	tl_free(t);
+}
+
+TEST_F(diag, gpu_full_memory_without_latency_is_not_a_cause)
+{
+	struct gs_timeline *t = tl(1);
+
+	/* a framework that preallocates, on a quiet host */
+	set(t, 0, 0, util_gpu, 99);
+	set(t, 0, 0, mem_used, 79 * GIB);
+	set(t, 0, 0, cur_gen, 5);
+	self->gpu = t;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_FALSE(diag_abnormal(self->r));
+	EXPECT_EQ(DIAG_TRIAGE_BUSY, self->r->gpu->triage);
+	EXPECT_NE(NULL, strstr(self->r->gpu->triage_text, "its memory full"));
+	EXPECT_EQ(0U, self->r->gpu->nr_causes);
+	EXPECT_NE(NULL, strstr(self->text, "Verdict: nothing abnormal."));
+	tl_free(t);
+}
+
+TEST_F(diag, gpu_healthy_busy_job_has_no_cause)
+{
+	struct gs_timeline *t = tl(1);
+	size_t i;
+
+	/* one job alone on its GPU, at its power cap: how it should run */
+	gpu_fd(self->root, 4243);
+	set(t, 0, 0, util_gpu, 97);
+	set(t, 0, 0, mem_used, 60 * GIB);
+	set(t, 0, 0, cur_gen, 5);
+	set(t, 0, 0, reasons, 0x4ULL);
+	for (i = 0; i < t->nr_samples; i++) {
+		struct gs_gpu_sample *g = &t->samples[i].gpu[0];
+
+		g->nr_procs = g->procs_total = 1;
+		g->procs[0] = (struct gs_proc){ 4243, 96, 60 * GIB };
+	}
+	self->gpu = t;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_TRIAGE_BUSY, self->r->gpu->triage);
+	EXPECT_EQ(0U, self->r->gpu->nr_causes);
+	ASSERT_EQ(1U, self->r->gpu->nr_procs);
+	EXPECT_FALSE(self->r->gpu->procs[0].hog);
+	EXPECT_EQ(10U, self->r->gpu->gpu[0].power_capped);
+	EXPECT_NE(NULL, strstr(self->text, "at its power cap in 10 samples"));
+	EXPECT_NE(NULL, strstr(self->text, "Verdict: nothing abnormal."));
+	EXPECT_EQ(NULL, strstr(self->text, "kill"));
+	tl_free(t);
+}
+
+TEST_F(diag, gpu_pid_of_another_namespace_is_not_named)
+{
+	struct gs_timeline *t = tl(1);
+	size_t i;
+
+	/* pid 4242 here is an xmrig without the GPU open: not NVML's 4242 */
+	host_spike(self);
+	for (i = 0; i < t->nr_samples; i++) {
+		struct gs_gpu_sample *g = &t->samples[i].gpu[0];
+
+		g->nr_procs = g->procs_total = 2;
+		g->procs[0] = (struct gs_proc){ 4242, 99, 70 * GIB };
+		g->procs[1] = (struct gs_proc){ 31337, 1, GIB };
+	}
+	self->gpu = t;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	ASSERT_EQ(2U, self->r->gpu->nr_procs);
+	EXPECT_FALSE(self->r->gpu->procs[0].ours);
+	EXPECT_FALSE(self->r->gpu->procs[0].hog);
+	EXPECT_FALSE(self->r->gpu->procs[0].miner);
+	EXPECT_EQ(NULL, cause(self->r, DIAG_GC_HOG));
+	EXPECT_NE(NULL, strstr(self->text, "process 4242 (not this pid namespace's"));
+	EXPECT_EQ(NULL, strstr(self->text, "kill 4242"));
+	tl_free(t);
+}
+
+TEST_F(diag, gpu_mean_over_the_gpus_that_answered)
+{
+	struct gs_timeline *t = tl(2);
+	size_t k;
+
+	host_spike(self);
+	set(t, 0, 0, util_gpu, 20);
+	/* GPU 1 gives no utilisation (a MIG instance, say) */
+	for (k = 0; k < t->nr_samples; k++)
+		t->samples[k].gpu[1].ok &= ~GS_F_UTIL;
+	self->gpu = t;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_TRIAGE_HOST, self->r->gpu->triage);
+	EXPECT_NE(NULL, strstr(self->r->gpu->triage_text, "(20% mean)"));
+	EXPECT_NE(NULL, strstr(self->text, "GPU 1 NVIDIA H100 80GB HBM3 00000000:86:00.0: no utilisation sampled"));
 	tl_free(t);
 }
 
@@ -181,6 +284,8 @@ TEST_F(diag, gpu_hog_joined_with_cpu_culprit)
 	self->w.nr_recs = ARRAY_SIZE(recs);
 	self->w.trace_ok = true;
 	self->w.thresholds[GPULAT_FAM_SCHED] = 10 * MS;
+	gpu_fd(self->root, 4242);
+	gpu_fd(self->root, 4243);
 	/* the miner holds the GPU; a small process beside it does not */
 	for (i = 0; i < t->nr_samples; i++) {
 		struct gs_gpu_sample *g = &t->samples[i].gpu[0];
@@ -210,7 +315,7 @@ TEST_F(diag, gpu_hog_joined_with_cpu_culprit)
 	EXPECT_NE(NULL, strstr(c->text, "process 4242 (xmrig) holds GPU 0: 95% of its SMs, 40.0 GiB; its name is a cryptominer's"));
 	EXPECT_NE(NULL, strstr(c->text, "holds both the GPU and a feeder's CPU"));
 	EXPECT_NE(NULL, strstr(c->text, "Stop it (kill 4242)"));
-	EXPECT_NE(NULL, strstr(self->json, "\"pid\":4242,\"comm\":\"xmrig\",\"gpu\":0,\"alive\":true,\"sm_mean\":95,"));
+	EXPECT_NE(NULL, strstr(self->json, "\"pid\":4242,\"comm\":\"xmrig\",\"gpu\":0,\"alive\":true,\"ours\":true,\"sharing\":2,\"sm_mean\":95,"));
 	tl_free(t);
 }
 
@@ -271,12 +376,15 @@ TEST_F(diag, gpu_xids_merged_with_the_tracepoints_once)
 {
 	struct gs_timeline *t = tl(2);
 	struct gs_xid x[3] = {
-		/* the tracepoint's Xid 79, seen by NVML 100 ms later */
-		{ T0_NS + 3100 * MS, 0, 79 },
+		/*
+		 * the tracepoint's Xid 79 (at 3 s), received by NVML's wait
+		 * 3.5 s late behind a slow round: it happened after 2.9 s
+		 */
+		{ T0_NS + 2900 * MS, T0_NS + 6500 * MS, 0, 79 },
 		/* one the tracepoint did not see (older driver) */
-		{ T0_NS + 5000 * MS, 1, 48 },
-		/* Xid 79 again, 5 s later: another one */
-		{ T0_NS + 8000 * MS, 0, 79 },
+		{ T0_NS + 4900 * MS, T0_NS + 5000 * MS, 1, 48 },
+		/* Xid 79 again, long after: another one */
+		{ T0_NS + 8900 * MS, T0_NS + 9000 * MS, 0, 79 },
 	};
 	struct diag_layer_info li;
 

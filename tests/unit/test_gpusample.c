@@ -55,6 +55,7 @@ FIXTURE_SETUP(gs)
 	setenv("FAKE_NVML_SCRIPT", self->script, 1);
 	unsetenv("FAKE_NVML_INIT_HANG");
 	unsetenv("FAKE_NVML_INIT_CRASH");
+	unsetenv("GPULAT_NVML_TIMEOUT");
 }
 
 FIXTURE_TEARDOWN(gs)
@@ -146,7 +147,8 @@ TEST_F(gs, timeline_follows_the_script)
 		EXPECT_EQ(70000 * MIB, g->procs[0].mem);
 		EXPECT_EQ(95U, g->procs[0].sm);
 		EXPECT_EQ(100, g->procs[1].pid);
-		EXPECT_EQ(GS_NA, g->procs[1].sm);
+		/* supported, and no sample of it: it used no SM */
+		EXPECT_EQ(0U, g->procs[1].sm);
 		/* the link and replays of the double's fixed GPU 0 */
 		EXPECT_EQ(3U, g->cur_gen);
 		EXPECT_EQ(8U, g->cur_width);
@@ -185,12 +187,24 @@ TEST_F(gs, init_hang_crash_and_absence)
 {
 	script(self, "");
 	setenv("FAKE_NVML_INIT_HANG", "1", 1);
+	/* nvmlInit's bound is $GPULAT_NVML_TIMEOUT: past it, hung */
+	setenv("GPULAT_NVML_TIMEOUT", "0.5", 1);
 	ASSERT_EQ(0, sample(self, 0.5, 0, 0.3));
-	unsetenv("FAKE_NVML_INIT_HANG");
 	EXPECT_FALSE(self->t.present);
 	EXPECT_TRUE(self->t.hung);
 	EXPECT_NE(NULL, strstr(self->t.absent,
 			       "nvmlInit and the first reading had not returned after"));
+	EXPECT_LT(self->stop_s, 2.5);
+	gs_timeline_free(&self->t);
+	/* under it (10 s by default), a slow start: not hung, said so */
+	unsetenv("GPULAT_NVML_TIMEOUT");
+	ASSERT_EQ(0, sample(self, 0.5, 0, 0.3));
+	unsetenv("FAKE_NVML_INIT_HANG");
+	EXPECT_FALSE(self->t.present);
+	EXPECT_FALSE(self->t.hung);
+	EXPECT_NE(NULL, strstr(self->t.absent,
+			       "nvmlInit and the first reading had run "));
+	EXPECT_NE(NULL, strstr(self->t.absent, "under its bound of 10 s"));
 	EXPECT_LT(self->stop_s, 2.5);
 	gs_timeline_free(&self->t);
 
@@ -217,14 +231,19 @@ TEST_F(gs, old_library_names_and_tables)
 
 	ASSERT_NE(NULL, nvml_double_path(old, sizeof(old), "nvml-old"));
 	setenv("GPULAT_NVML_LIB", old, 1);
-	script(self, "at 0 gpu 1 procs 77:512:40\nat 0.3 xid 1 48\n");
+	script(self, "at 0 gpu 1 procs 77:512:40 78:256:- 79:1024:1\n"
+		     "at 0.3 xid 1 48\n");
 	ASSERT_EQ(0, sample(self, 0.25, 0, 1.0));
 	ASSERT_TRUE(self->t.present);
 	ASSERT_LE(3U, self->t.nr_samples);
-	/* the v1 table, read with its own stride; no per-process SMs */
-	ASSERT_EQ(1U, self->t.samples[1].gpu[1].nr_procs);
-	EXPECT_EQ(77, self->t.samples[1].gpu[1].procs[0].pid);
-	EXPECT_EQ(512 * MIB, self->t.samples[1].gpu[1].procs[0].mem);
+	/* the v1 table, read with its own 16-byte stride; no SMs */
+	ASSERT_EQ(3U, self->t.samples[1].gpu[1].nr_procs);
+	EXPECT_EQ(79, self->t.samples[1].gpu[1].procs[0].pid);
+	EXPECT_EQ(1024 * MIB, self->t.samples[1].gpu[1].procs[0].mem);
+	EXPECT_EQ(77, self->t.samples[1].gpu[1].procs[1].pid);
+	EXPECT_EQ(512 * MIB, self->t.samples[1].gpu[1].procs[1].mem);
+	EXPECT_EQ(78, self->t.samples[1].gpu[1].procs[2].pid);
+	EXPECT_EQ(256 * MIB, self->t.samples[1].gpu[1].procs[2].mem);
 	EXPECT_EQ(GS_NA, self->t.samples[1].gpu[1].procs[0].sm);
 	EXPECT_FALSE(self->t.samples[1].gpu[1].ok & GS_F_PUTIL);
 	EXPECT_FALSE(self->t.samples[1].gpu[0].ok & GS_F_REPLAY);
@@ -234,6 +253,50 @@ TEST_F(gs, old_library_names_and_tables)
 	EXPECT_EQ(48U, self->t.xids[0].code);
 	EXPECT_EQ(1U, self->t.xids[0].gpu);
 	EXPECT_EQ(NULL, strstr(self->t.missing, "ComputeRunningProcesses"));
+}
+
+TEST_F(gs, hung_event_wait_is_named)
+{
+	script(self, "at 0.4 hang nvmlEventSetWait_v2\n");
+	ASSERT_EQ(0, sample(self, 0.25, 0, 1.6));
+	ASSERT_TRUE(self->t.hung);
+	EXPECT_NE(NULL, strstr(self->t.hung_why,
+			       "nvmlEventSetWait had not returned after "));
+	EXPECT_LT(self->stop_s, 2.5);
+}
+
+TEST_F(gs, failing_event_wait_stops_waiting_without_spinning)
+{
+	size_t k, late = 0;
+
+	script(self, "at 0.3 fail nvmlEventSetWait_v2 15\n");
+	ASSERT_EQ(0, sample(self, 0.25, 0, 2.0));
+	EXPECT_FALSE(self->t.hung);
+	EXPECT_FALSE(self->t.events);
+	EXPECT_NE(NULL, strstr(self->t.events_why,
+			       "nvmlEventSetWait failed 3 times in a row ("));
+	/* it sleeps between samples instead: on time, and no CPU burnt */
+	EXPECT_LE(7U, self->t.nr_samples);
+	EXPECT_GT(300e6, (double)self->t.cpu_ns);
+	for (k = 1; k < self->t.nr_samples; k++)
+		late += at(&self->t, k) - at(&self->t, k - 1) > 0.4;
+	EXPECT_EQ(0U, late);
+}
+
+TEST_F(gs, killed_mid_ring_keeps_whole_samples_in_order)
+{
+	size_t k;
+
+	/* the ring of 6 wraps; the sampler is killed inside a round */
+	script(self, "at 1.6 hang nvmlDeviceGetMemoryInfo\n");
+	ASSERT_EQ(0, sample(self, 0.2, 0.4, 2.0));
+	ASSERT_TRUE(self->t.hung);
+	/* the slot being written when it hung is not kept */
+	EXPECT_EQ(5U, self->t.nr_samples);
+	for (k = 1; k < self->t.nr_samples; k++)
+		EXPECT_LT(at(&self->t, k - 1), at(&self->t, k));
+	for (k = 0; k < self->t.nr_samples; k++)
+		EXPECT_TRUE(self->t.samples[k].gpu[1].ok & GS_F_MEM);
 }
 
 TEST_F(gs, no_xid_events_says_why)
@@ -250,11 +313,11 @@ TEST_F(gs, no_xid_events_says_why)
 TEST_F(gs, the_ring_keeps_the_newest_and_counts_the_rest)
 {
 	script(self, "");
-	/* a 0.5 s window holds 0.5 / 0.25 + 4 = 6 samples */
+	/* a 0.5 s window holds 0.5 / 0.25 + 4 = 6 samples, 5 whole */
 	ASSERT_EQ(0, sample(self, 0.25, 0.5, 2.6));
-	EXPECT_EQ(6U, self->t.nr_samples);
-	EXPECT_LE(4U, self->t.samples_lost);
-	EXPECT_LT(at(&self->t, 0), at(&self->t, 5));
+	EXPECT_EQ(5U, self->t.nr_samples);
+	EXPECT_LE(5U, self->t.samples_lost);
+	EXPECT_LT(at(&self->t, 0), at(&self->t, 4));
 	EXPECT_LT(1.0, at(&self->t, 0));
 }
 

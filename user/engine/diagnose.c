@@ -134,8 +134,9 @@ static void diag_item_fill(struct diag_item *it, const struct gl_snapshot *win,
  * one kernel Xid the same time; NVML's comes a little later, from the
  * same device: it joins a kernel Xid that no NVML one joined yet.
  */
-void diag_xid_add(struct diag_layer_res *L, uint64_t time_ns, uint32_t code,
-		  const char *device, bool in_window, uint32_t from)
+void diag_xid_add(struct diag_layer_res *L, uint64_t lo_ns, uint64_t time_ns,
+		  uint32_t code, const char *device, bool in_window,
+		  uint32_t from)
 {
 	struct diag_xid_seen *x;
 	size_t i;
@@ -147,8 +148,14 @@ void diag_xid_add(struct diag_layer_res *L, uint64_t time_ns, uint32_t code,
 		if (x->time_ns == time_ns && (x->from & from))
 			return;
 		if (!(x->from & from) &&
-		    gs_xid_same(x->code, x->device, x->time_ns, code, device,
-				time_ns)) {
+		    gs_xid_same(x->code, x->device, x->lo_ns, x->time_ns, code,
+				device, lo_ns, time_ns)) {
+			/* the tracepoint's time and device are the precise ones */
+			if (from == DIAG_XID_FROM_KERNEL) {
+				x->lo_ns = x->time_ns = time_ns;
+				strncpy(x->device, device, sizeof(x->device));
+				x->device[sizeof(x->device) - 1] = '\0';
+			}
 			x->from |= from;
 			return;
 		}
@@ -167,6 +174,7 @@ void diag_xid_add(struct diag_layer_res *L, uint64_t time_ns, uint32_t code,
 		L->nr_xids--;
 	}
 	x = &L->xids[L->nr_xids++];
+	x->lo_ns = lo_ns;
 	x->time_ns = time_ns;
 	x->code = code;
 	x->in_window = in_window;
@@ -306,8 +314,9 @@ static void diag_xids(struct diag_result *r, const struct watch *w)
 		const struct gpulat_event *e = gl_snapshot_event(w->end, i);
 
 		if (e->type == GPULAT_EVENT_XID)
-			diag_xid_add(L, e->time_ns, e->code, e->device,
-				     e->time_ns >= from, DIAG_XID_FROM_KERNEL);
+			diag_xid_add(L, e->time_ns, e->time_ns, e->code,
+				     e->device, e->time_ns >= from,
+				     DIAG_XID_FROM_KERNEL);
 	}
 	for (i = 0; i < w->nr_recs; i++) {
 		const struct gl_trace_rec *rec = &w->recs[i];
@@ -315,6 +324,7 @@ static void diag_xids(struct diag_result *r, const struct watch *w)
 		if (rec->type == GPULAT_REC_EVENT &&
 		    rec->u.event.event.type == GPULAT_EVENT_XID)
 			diag_xid_add(L, rec->u.event.event.time_ns,
+				     rec->u.event.event.time_ns,
 				     rec->u.event.event.code,
 				     rec->u.event.event.device, true,
 				     DIAG_XID_FROM_KERNEL);

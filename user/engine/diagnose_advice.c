@@ -337,7 +337,7 @@ static void diag_advise_driver(struct diag_result *r)
 			    "The driver's kthreads (nvidia, nv_queue, UVM GPU BH) wait for a CPU: keep other work off the CPUs of the GPU's NUMA node (cpuset; isolcpus= for hard cases).");
 	if (hard)
 		diag_advise(L,
-			    "The driver's interrupt handling itself is slow: look for monitoring that polls the GPU (nvidia-smi or DCGM in a loop), GSP timeouts (dmesg | grep -i NVRM), and check the driver version against the CUDA version.");
+			    "The driver's interrupt handling itself is slow: look for monitoring that polls the GPU (nvidia-smi or DCGM in a loop; gpulat's own NVML sampling too: run again with --gpu-interval 0 to tell), GSP timeouts (dmesg | grep -i NVRM), and check the driver version against the CUDA version.");
 	if (L->abnormal)
 		diag_advise(L,
 			    "Check the driver and its Xids: dmesg | grep -i NVRM; nvidia-smi -q -d UTILIZATION,MEMORY.");

@@ -7,19 +7,25 @@
  * joined with the CPU culprits, and throttling, a downtrained link and
  * PCIe replays as causes of their own.  Rules: diagnose_gpu.h.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diagnose_int.h"
 #include "nvml.h"
 
-/* The clock event reasons that slow a busy GPU, and what to check. */
+/*
+ * The clock event reasons that slow a GPU down, and what to check.  Not
+ * sw power cap (0x4): a saturated GPU runs at its power limit by design;
+ * it is shown, not counted as a cause.
+ */
 static const struct {
 	unsigned long long bit;
 	const char *check;
 } diag_gpu_throttles[] = {
-	{ 0x4ULL, "it is at its power limit: nvidia-smi -q -d POWER" },
 	{ 0x8ULL, "hardware slowdown (temperature or power brake): nvidia-smi -q -d PERFORMANCE,TEMPERATURE, the fans and the power supply" },
 	{ 0x20ULL, "it runs hot: nvidia-smi -q -d TEMPERATURE, the airflow and fans" },
 	{ 0x40ULL, "it runs hot: nvidia-smi -q -d TEMPERATURE, the airflow and fans" },
@@ -81,7 +87,7 @@ void diag_gpu_xids(struct diag_result *r, const struct gs_timeline *t,
 		if (x->gpu < t->nr_sampled)
 			gs_bus_kernel(dev, sizeof(dev),
 				      t->info[x->gpu].bus_id);
-		diag_xid_add(L, x->time_ns, x->code, dev, true,
+		diag_xid_add(L, x->lo_ns, x->time_ns, x->code, dev, true,
 			     DIAG_XID_FROM_NVML);
 	}
 }
@@ -101,15 +107,16 @@ static void diag_gpu_one(const struct gs_timeline *t, uint32_t i,
 	snprintf(g->bus_id, sizeof(g->bus_id), "%s", t->info[i].bus_id);
 	gs_bus_kernel(g->dev, sizeof(g->dev), g->bus_id);
 	g->persistence = -1;
-	g->min_gen = g->min_width = UINT32_MAX;
+	g->min_gen = g->min_width = g->min_gen_busy = UINT32_MAX;
 	for (k = 0; k < t->nr_samples; k++) {
 		const struct gs_gpu_sample *s = &t->samples[k].gpu[i];
 		double at = (t->samples[k].time_ns - t->start_ns) / 1e9;
-		bool busy = (s->ok & GS_F_UTIL) &&
-			    s->util_gpu >= DIAG_GPU_LINK_BUSY_PCT;
+		bool busy;
 
 		if (i >= t->samples[k].nr_gpus)
 			continue;
+		busy = (s->ok & GS_F_UTIL) &&
+		       s->util_gpu >= DIAG_GPU_LINK_BUSY_PCT;
 		if (s->ok & GS_F_UTIL) {
 			g->samples++;
 			util_sum += s->util_gpu;
@@ -122,6 +129,8 @@ static void diag_gpu_one(const struct gs_timeline *t, uint32_t i,
 				g->mem_used_max = s->mem_used;
 			g->mem_total = s->mem_total;
 		}
+		if ((s->ok & GS_F_REASONS) && (s->reasons & GS_POWER_CAP))
+			g->power_capped++;
 		if ((s->ok & GS_F_REASONS) && (s->reasons & bad)) {
 			if (!g->throttled)
 				g->first_throttle_s = at > 0 ? at : 0;
@@ -136,10 +145,13 @@ static void diag_gpu_one(const struct gs_timeline *t, uint32_t i,
 				g->min_gen = s->cur_gen;
 			if (s->cur_width < g->min_width)
 				g->min_width = s->cur_width;
-			if (s->cur_width < s->max_width)
+			if (s->cur_width < s->max_width) {
 				g->width_low++;
-			else if (busy && s->cur_gen < s->max_gen)
+			} else if (busy && s->cur_gen < s->max_gen) {
 				g->gen_low_busy++;
+				if (s->cur_gen < g->min_gen_busy)
+					g->min_gen_busy = s->cur_gen;
+			}
 		}
 		if (s->ok & GS_F_REPLAY) {
 			if (first_replay)
@@ -158,19 +170,16 @@ static void diag_gpu_one(const struct gs_timeline *t, uint32_t i,
 	}
 }
 
-static double diag_gpu_gib(uint64_t b)
-{
-	return b / (1024.0 * 1024 * 1024);
-}
-
 static struct diag_gpu_cause *diag_gpu_cause(struct diag_gpu_res *G,
 					     enum diag_gpu_cause_kind kind,
 					     uint32_t gpu)
 {
 	struct diag_gpu_cause *c;
 
-	if (G->nr_causes == DIAG_GPU_MAX_CAUSES)
+	if (G->nr_causes == DIAG_GPU_MAX_CAUSES) {
+		G->causes_lost++;
 		return NULL;
+	}
 	c = &G->causes[G->nr_causes++];
 	c->kind = kind;
 	c->gpu = gpu;
@@ -227,7 +236,7 @@ static void diag_gpu_link_cause(struct diag_gpu_res *G,
 	else
 		snprintf(c->text, sizeof(c->text),
 			 "GPU %u's PCIe link ran at gen %u of %u while the GPU was busy (%u of %u samples): the link did not train to its speed. Check lspci -vv -s %s (LnkSta against LnkCap), the BIOS's PCIe settings, the slot",
-			 g->index, g->min_gen, g->max_gen, g->gen_low_busy,
+			 g->index, g->min_gen_busy, g->max_gen, g->gen_low_busy,
 			 g->link_samples, g->dev);
 }
 
@@ -327,16 +336,48 @@ static void diag_gpu_cpu_join(const struct diag_result *r,
 	}
 }
 
+/*
+ * diag_gpu_ours - whether process @pid has a /dev/nvidia* file open:
+ * NVML's pids are the host's, and in another pid namespace the same
+ * number is another process (the descriptors looked at are bounded)
+ */
+static bool diag_gpu_ours(int32_t pid)
+{
+	char path[PATH_MAX], link[64];
+	struct dirent *e;
+	unsigned int seen = 0;
+	bool ours = false;
+	ssize_t n;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/proc/%d/fd", diag_root(), (int)pid);
+	d = opendir(path);
+	if (!d)
+		return false;
+	while (!ours && seen++ < DIAG_GPU_MAX_FDS && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/proc/%d/fd/%s", diag_root(),
+			 (int)pid, e->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		ours = !strncmp(link, "/dev/nvidia", 11);
+	}
+	closedir(d);
+	return ours;
+}
+
 /* diag_gpu_procs - every GPU process over the samples; the hogs named */
 static int diag_gpu_procs(struct diag_result *r, struct diag_gpu_res *G,
 			  const struct gs_timeline *t)
 {
 	enum { CAP = 256 };
+	uint32_t on_gpu[GS_MAX_GPUS] = { 0 }, sm_cnt[CAP], g;
 	struct diag_gpu_proc *v;
 	double sm_sum[CAP];
-	uint32_t sm_cnt[CAP];
 	size_t n = 0, k, i;
-	uint32_t g;
 
 	v = calloc(CAP, sizeof(*v));
 	if (!v)
@@ -351,10 +392,14 @@ static int diag_gpu_procs(struct diag_result *r, struct diag_gpu_res *G,
 						  g, &s->procs[i], sm_sum,
 						  sm_cnt);
 		}
+	for (i = 0; i < n; i++)
+		on_gpu[v[i].gpu]++;
 	for (i = 0; i < n; i++) {
 		const struct diag_gpu_one *o = &G->gpu[v[i].gpu];
 
 		v[i].sm_mean = sm_cnt[i] ? sm_sum[i] / sm_cnt[i] : -1;
+		v[i].sharing = on_gpu[v[i].gpu];
+		/* heavy use; whether it hogs is decided below */
 		v[i].hog = v[i].sm_mean >= DIAG_GPU_HOG_SM ||
 			   (o->mem_total && v[i].mem_max * 1000 >=
 			    o->mem_total * DIAG_GPU_HOG_PERMILLE);
@@ -367,8 +412,17 @@ static int diag_gpu_procs(struct diag_result *r, struct diag_gpu_res *G,
 
 		*p = v[i];
 		p->alive = diag_gpu_comm(p->pid, p->comm, sizeof(p->comm));
-		p->miner = p->alive && diag_is_miner(p->comm);
+		p->ours = p->alive && diag_gpu_ours(p->pid);
+		if (!p->ours) {
+			/* another namespace's pid: no name, no join, no kill */
+			snprintf(p->comm, sizeof(p->comm), "?");
+			p->hog = false;
+			continue;
+		}
+		p->miner = diag_is_miner(p->comm);
 		diag_gpu_cpu_join(r, p);
+		p->hog = p->hog && (p->sharing > 1 || p->miner ||
+				    p->cpu_culprit);
 	}
 	free(v);
 	return 0;
@@ -397,11 +451,13 @@ static void diag_gpu_hog_causes(struct diag_gpu_res *G)
 			snprintf(tail, sizeof(tail),
 				 "; the same process %s: it holds both the GPU and a feeder's CPU",
 				 p->cpu_doing);
+		else if (p->sharing > 1)
+			snprintf(tail, sizeof(tail),
+				 "; %u other process%s shared the GPU with it",
+				 p->sharing - 1, p->sharing == 2 ? "" : "es");
 		else
 			tail[0] = '\0';
-		if (!p->alive)
-			snprintf(next, sizeof(next), "It has exited since.");
-		else if (p->miner)
+		if (p->miner)
 			snprintf(next, sizeof(next),
 				 "Stop it (kill %d) and find how it got there.",
 				 (int)p->pid);
@@ -412,7 +468,7 @@ static void diag_gpu_hog_causes(struct diag_gpu_res *G)
 		snprintf(c->text, sizeof(c->text),
 			 "process %d (%s) holds GPU %u: %s%.1f GiB%s%s. %s",
 			 (int)p->pid, p->comm, p->gpu, sm,
-			 diag_gpu_gib(p->mem_max),
+			 gs_gib(p->mem_max),
 			 p->miner ? "; its name is a cryptominer's" : "",
 			 tail, next);
 	}
@@ -422,16 +478,16 @@ static void diag_gpu_hog_causes(struct diag_gpu_res *G)
 static void diag_gpu_triage_rule(const struct diag_result *r,
 				 struct diag_gpu_res *G)
 {
-	bool all_idle = true, any_busy = false, any = false;
-	double sum = 0;
-	uint32_t i, full = GS_NA, busy = GS_NA;
+	bool all_idle = true, any_busy = false;
+	uint32_t i, nr = 0, full = GS_NA, busy = GS_NA;
+	double sum = 0, mean;
 
 	for (i = 0; i < G->nr_sampled; i++) {
 		const struct diag_gpu_one *g = &G->gpu[i];
 
 		if (!g->samples)
 			continue;
-		any = true;
+		nr++;
 		sum += g->util_mean;
 		if (g->util_mean >= DIAG_GPU_IDLE_PCT)
 			all_idle = false;
@@ -443,47 +499,51 @@ static void diag_gpu_triage_rule(const struct diag_result *r,
 		if (diag_gpu_full(g) && full == GS_NA)
 			full = i;
 	}
-	if (!any) {
+	if (!nr) {
 		G->triage = DIAG_TRIAGE_NONE;
 		snprintf(G->triage_text, sizeof(G->triage_text),
 			 "no GPU utilisation was sampled: the triage rule cannot be applied");
 		return;
 	}
-	if (full != GS_NA) {
+	mean = sum / nr;	/* over the GPUs that answered */
+	if (full != GS_NA && r->abnormal) {
 		const struct diag_gpu_one *g = &G->gpu[full];
 
 		G->triage = DIAG_TRIAGE_JOB;
 		snprintf(G->triage_text, sizeof(G->triage_text),
-			 "GPU %u was busy (%.0f%% mean) with its memory full (%.1f of %.1f GiB): the job exceeds what it was given. Give it more GPUs or memory, or make it smaller (batch size, model sharding); check the processes on the GPU below",
-			 full, g->util_mean, diag_gpu_gib(g->mem_used_max),
-			 diag_gpu_gib(g->mem_total));
+			 "GPU %u was busy (%.0f%% mean) with its memory full (%.1f of %.1f GiB) while latency was abnormal: the job exceeds what it was given. Give it more GPUs or memory, or make it smaller (batch size, model sharding); check the processes on the GPU below",
+			 full, g->util_mean, gs_gib(g->mem_used_max),
+			 gs_gib(g->mem_total));
 	} else if (all_idle && r->abnormal && r->rank[0] == DIAG_DRIVER) {
 		G->triage = DIAG_TRIAGE_DRIVER;
 		snprintf(G->triage_text, sizeof(G->triage_text),
 			 "the GPUs were mostly idle (%.0f%% mean) while the GPU driver's layer was abnormal: the GPU or its driver stalls, not the host's other layers (see the %s below)",
-			 sum / G->nr_sampled, diag_titles[DIAG_DRIVER]);
+			 mean, diag_titles[DIAG_DRIVER]);
 	} else if (all_idle && r->abnormal) {
 		G->triage = DIAG_TRIAGE_HOST;
 		snprintf(G->triage_text, sizeof(G->triage_text),
 			 "the GPUs were mostly idle (%.0f%% mean) while latency was abnormal: they wait for the host. Look at the layers ranked above, the %s first",
-			 sum / G->nr_sampled, diag_titles[r->rank[0]]);
+			 mean, diag_titles[r->rank[0]]);
 	} else if (all_idle) {
 		G->triage = DIAG_TRIAGE_IDLE;
 		snprintf(G->triage_text, sizeof(G->triage_text),
 			 "the GPUs were mostly idle (%.0f%% mean) and no layer was abnormal",
-			 sum / G->nr_sampled);
+			 mean);
 	} else if (any_busy) {
+		/* full memory alone is how frameworks that preallocate run */
 		G->triage = DIAG_TRIAGE_BUSY;
 		snprintf(G->triage_text, sizeof(G->triage_text),
-			 "GPU %u was busy (%.0f%% mean) with memory to spare: the GPU works; %s",
+			 "GPU %u was busy (%.0f%% mean)%s: the GPU works; %s",
 			 busy, G->gpu[busy].util_mean,
+			 full != GS_NA ? ", its memory full" :
+			 " with memory to spare",
 			 r->abnormal ? "the latency comes from the layers ranked above" :
 			 "no layer was abnormal");
 	} else {
 		G->triage = DIAG_TRIAGE_MIXED;
 		snprintf(G->triage_text, sizeof(G->triage_text),
 			 "the GPUs were partly busy (%.0f%% mean): neither side of the triage rule applies; read the layers and the causes below",
-			 sum / G->nr_sampled);
+			 mean);
 	}
 }
 
@@ -509,6 +569,7 @@ int diag_gpu(struct diag_result *r, const struct gs_timeline *t)
 	snprintf(G->driver, sizeof(G->driver), "%s", t->driver);
 	G->hung = t->hung;
 	snprintf(G->hung_why, sizeof(G->hung_why), "%s", t->hung_why);
+	snprintf(G->cut, sizeof(G->cut), "%s", t->cut);
 	G->events = t->events;
 	snprintf(G->events_why, sizeof(G->events_why), "%s", t->events_why);
 	G->interval_s = t->interval_s;

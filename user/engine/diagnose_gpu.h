@@ -22,14 +22,20 @@
 #define DIAG_GPU_BUSY_PCT	90
 /* its memory is full at this share of the total. */
 #define DIAG_GPU_FULL_PERMILLE	950
-/* A process with this mean share of a GPU's SMs ... */
+/*
+ * A process with this mean share of a GPU's SMs, or this share of its
+ * memory (per mille), hogs it when it shares the GPU with another
+ * process, is a miner or is also a CPU culprit: a job alone on its GPU
+ * is just using it.
+ */
 #define DIAG_GPU_HOG_SM		50
-/* ... or this share of its memory (per mille) hogs it. */
 #define DIAG_GPU_HOG_PERMILLE	250
 /* A link's speed below its maximum counts only at this utilisation. */
 #define DIAG_GPU_LINK_BUSY_PCT	50
 
 #define DIAG_GPU_MAX_PROCS	8
+/* The descriptors of a process looked at for a /dev/nvidia* one. */
+#define DIAG_GPU_MAX_FDS	4096
 #define DIAG_GPU_MAX_CAUSES	12
 
 /* The triage rule's answer. */
@@ -64,9 +70,11 @@ struct diag_gpu_one {
 	uint64_t mem_used_max, mem_total;
 	uint64_t bad_reasons;		/* throttle bits seen */
 	uint32_t throttled;		/* samples with one */
+	uint32_t power_capped;		/* samples at the power limit */
 	double first_throttle_s;	/* into the window */
 	uint32_t link_samples, width_low, gen_low_busy;
 	uint32_t min_gen, min_width, max_gen, max_width;
+	uint32_t min_gen_busy;		/* the lowest gen while busy */
 	bool replay_known;
 	uint32_t replays_delta;
 	int persistence;		/* -1 unknown */
@@ -77,6 +85,9 @@ struct diag_gpu_proc {
 	uint32_t gpu;
 	char comm[GPULAT_COMM_LEN];
 	bool alive;			/* /proc/PID is there now */
+	bool ours;			/* and has /dev/nvidia* open: this
+					 * pid namespace's GPU process */
+	uint32_t sharing;		/* processes on its GPU, it included */
 	uint32_t seen;			/* samples listing it */
 	double sm_mean;			/* -1: no utilisation sample */
 	uint64_t mem_max;		/* bytes */
@@ -98,6 +109,7 @@ struct diag_gpu_res {
 	char lib[256], driver[96];
 	bool hung;
 	char hung_why[256];
+	char cut[256];			/* a call cut short by the stop */
 	bool events;
 	char events_why[256];
 	double interval_s;
@@ -110,6 +122,7 @@ struct diag_gpu_res {
 	uint64_t procs_lost;		/* processes past DIAG_GPU_MAX_PROCS */
 	struct diag_gpu_cause causes[DIAG_GPU_MAX_CAUSES];
 	size_t nr_causes;
+	uint64_t causes_lost;		/* past DIAG_GPU_MAX_CAUSES */
 	size_t xids_nvml, xids_both;	/* in the window */
 	enum diag_triage triage;
 	char triage_text[512];

@@ -5,11 +5,6 @@
 #include "diagnose_int.h"
 #include "nvml.h"
 
-static double gib(uint64_t b)
-{
-	return b / (1024.0 * 1024 * 1024);
-}
-
 static void diag_gpu_print_one(FILE *f, const struct diag_gpu_one *g)
 {
 	char line[2 * DIAG_TEXT_LEN], link[96] = "", reasons[256], mem[64];
@@ -23,9 +18,15 @@ static void diag_gpu_print_one(FILE *f, const struct diag_gpu_one *g)
 	if (g->link_samples)
 		snprintf(link, sizeof(link), "; link gen %u x%u of gen %u x%u",
 			 g->min_gen, g->min_width, g->max_gen, g->max_width);
+	if (g->power_capped) {
+		size_t n = strlen(link);
+
+		snprintf(link + n, sizeof(link) - n,
+			 "; at its power cap in %u samples", g->power_capped);
+	}
 	if (g->mem_total)
 		snprintf(mem, sizeof(mem), "%.1f of %.1f GiB at most",
-			 gib(g->mem_used_max), gib(g->mem_total));
+			 gs_gib(g->mem_used_max), gs_gib(g->mem_total));
 	else
 		snprintf(mem, sizeof(mem), "not sampled");
 	snprintf(line, sizeof(line),
@@ -63,7 +64,8 @@ void diag_gpu_print(FILE *f, const struct diag_result *r)
 		 G->interval_s, G->samples_lost ? " (older ones lost)" : "",
 		 G->nr_gpus, G->nr_gpus == 1 ? "" : "s",
 		 G->nr_sampled < G->nr_gpus ? " (the first ones sampled)" : "",
-		 G->events ? "yes" : G->events_why);
+		 !G->events ? G->events_why : G->events_why[0] ?
+		 G->events_why : "yes");
 	diag_wrap_words(f, "", 4, line);
 	snprintf(line, sizeof(line), "triage: %s", G->triage_text);
 	diag_wrap_words(f, " ", 4, line);
@@ -79,9 +81,11 @@ void diag_gpu_print(FILE *f, const struct diag_result *r)
 			snprintf(sm, sizeof(sm), "%.0f%% of the SMs",
 				 p->sm_mean);
 		snprintf(line, sizeof(line),
-			 "process %d (%s%s) on GPU %u: %s, %.1f GiB%s%s%s",
-			 (int)p->pid, p->comm, p->alive ? "" : ", exited",
-			 p->gpu, sm, gib(p->mem_max),
+			 "process %d (%s) on GPU %u: %s, %.1f GiB%s%s%s",
+			 (int)p->pid, p->ours ? p->comm : !p->alive ?
+			 "gone, or of another pid namespace" :
+			 "not this pid namespace's: it has no /dev/nvidia* open",
+			 p->gpu, sm, gs_gib(p->mem_max),
 			 p->miner ? "; a cryptominer's name" : "",
 			 p->cpu_culprit ? "; also a CPU culprit: " : "",
 			 p->cpu_culprit ? p->cpu_doing : "");
@@ -95,6 +99,13 @@ void diag_gpu_print(FILE *f, const struct diag_result *r)
 	}
 	for (k = 0; k < G->nr_causes; k++)
 		diag_wrap_words(f, "  cause:", 4, G->causes[k].text);
+	if (G->causes_lost)
+		fprintf(f, "  (%llu more causes not listed)\n",
+			(unsigned long long)G->causes_lost);
+	if (G->cut[0]) {
+		snprintf(line, sizeof(line), "note: %s", G->cut);
+		diag_wrap_words(f, " ", 4, line);
+	}
 }
 
 /* diag_gpu_json - the "gpu" member of the JSON verdict */
@@ -149,6 +160,7 @@ void diag_gpu_json(struct json *j, const struct diag_result *r)
 		json_u64(j, "mem_used_max", g->mem_used_max);
 		json_u64(j, "mem_total", g->mem_total);
 		json_u64(j, "throttled_samples", g->throttled);
+		json_u64(j, "power_capped_samples", g->power_capped);
 		json_str(j, "throttle_reasons",
 			 nvml_reasons_text(reasons, sizeof(reasons),
 					   g->bad_reasons));
@@ -175,6 +187,8 @@ void diag_gpu_json(struct json *j, const struct diag_result *r)
 		json_str(j, "comm", p->comm);
 		json_u64(j, "gpu", p->gpu);
 		json_bool(j, "alive", p->alive);
+		json_bool(j, "ours", p->ours);
+		json_u64(j, "sharing", p->sharing);
 		if (p->sm_mean >= 0)
 			json_double(j, "sm_mean", p->sm_mean);
 		else
@@ -201,5 +215,6 @@ void diag_gpu_json(struct json *j, const struct diag_result *r)
 		json_object_end(j);
 	}
 	json_array_end(j);
+	json_u64(j, "causes_lost", G->causes_lost);
 	json_object_end(j);
 }

@@ -109,6 +109,7 @@ enum {
 };
 
 struct diag_xid_seen {
+	uint64_t lo_ns;		/* NVML's: it happened after this */
 	uint64_t time_ns;
 	uint32_t code;
 	uint32_t from;		/* DIAG_XID_FROM_* */
@@ -203,11 +204,13 @@ static inline double diag_weighted(const struct diag_item *it)
 const char *diag_key_name(const struct gl_snapshot *s, uint32_t fam,
 			  uint64_t key);
 /*
- * diag_xid_add - Xid @code on @device at @time_ns, seen by @from
- * (DIAG_XID_FROM_*), into layer @L once
+ * diag_xid_add - Xid @code on @device between @lo_ns and @time_ns (the
+ * tracepoint's: both its time), seen by @from (DIAG_XID_FROM_*), into
+ * layer @L once
  */
-void diag_xid_add(struct diag_layer_res *L, uint64_t time_ns, uint32_t code,
-		  const char *device, bool in_window, uint32_t from);
+void diag_xid_add(struct diag_layer_res *L, uint64_t lo_ns, uint64_t time_ns,
+		  uint32_t code, const char *device, bool in_window,
+		  uint32_t from);
 /* diag_top_item - the evidence item @k of layer @l, or NULL */
 const struct diag_item *diag_top_item(const struct diag_result *r,
 				      enum diag_layer l, size_t k);

@@ -15,6 +15,7 @@
 
 #include "gpusample_int.h"
 #include "nvml.h"
+#include "nvml_child.h"
 
 const char *const gs_call_names[GS_NR_CALLS] = {
 	[GS_CALL_NONE]		= "no call",
@@ -73,15 +74,19 @@ static int gs_start_mode(struct gs_sampler *s, double interval_s,
 	double slots = window_s > 0 ? window_s / interval_s + 4 : GS_MAX_SLOTS;
 	uint32_t cap = slots < GS_MAX_SLOTS ? (uint32_t)slots : GS_MAX_SLOTS;
 	size_t len = sizeof(struct gs_shared) + cap * sizeof(struct gs_sample);
+	pid_t pid, parent = getpid();
 	struct gs_shared *sh;
-	pid_t pid;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
+	s->interval_s = interval_s;
+	s->start_ns = gs_now();	/* before the child: no sample precedes it */
 	sh = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (sh == MAP_FAILED)
-		return -errno;
+	if (sh == MAP_FAILED) {
+		s->start_err = -errno;
+		return s->start_err;
+	}
 	sh->magic = GS_MAGIC;
 	sh->cap = cap;
 	sh->xids_only = xids_only;
@@ -92,15 +97,14 @@ static int gs_start_mode(struct gs_sampler *s, double interval_s,
 	if (pid < 0) {
 		ret = -errno;
 		munmap(sh, len);
+		s->start_err = ret;
 		return ret;
 	}
 	if (!pid)
-		gs_child(sh, interval_s);
+		gs_child(sh, interval_s, parent, window_s);
 	s->sh = sh;
 	s->map_len = len;
 	s->pid = pid;
-	s->interval_s = interval_s;
-	s->start_ns = gs_now();
 	return 0;
 }
 
@@ -137,28 +141,48 @@ static bool gs_reap(pid_t pid, double wait_s, int *status)
 	}
 }
 
+/* gs_bound - how long call @c may run before it counts as hung, s */
+static double gs_bound(enum gs_call c)
+{
+	if (c == GS_CALL_LOAD)
+		return nvml_child_timeout();	/* nvmlInit: seconds, at times */
+	if (c == GS_CALL_WAIT)
+		return GS_WAIT_MAX_S + GS_CALL_BOUND_S;
+	return GS_CALL_BOUND_S;
+}
+
 /*
- * gs_hung - the child did not end when asked: the call it is in (an
- * event wait ends by itself) is named in @t
+ * gs_hung - the child did not end when asked: the call it is in, named
+ * in @t as hung past its bound, else as cut short
  */
 static void gs_hung(const struct gs_sampler *s, struct gs_timeline *t,
 		    uint64_t now)
 {
 	const struct gs_shared *sh = s->sh;
 	uint32_t call = __atomic_load_n(&sh->call, __ATOMIC_ACQUIRE);
+	uint32_t state = __atomic_load_n(&sh->state, __ATOMIC_ACQUIRE);
 	uint64_t since = sh->call_since_ns;
+	double ran, at;
 	char gpu[32] = "";
 
-	if (call == GS_CALL_NONE || call >= GS_NR_CALLS ||
-	    call == GS_CALL_WAIT || since > now)
+	/* all is written by then: its nvmlShutdown costs nothing */
+	if (state == GS_DONE || call == GS_CALL_NONE || call >= GS_NR_CALLS ||
+	    since > now)
 		return;
+	ran = (now - since) / 1e9;
+	at = since > s->start_ns ? (since - s->start_ns) / 1e9 : 0.0;
 	if (sh->call_gpu != GS_NA)
 		snprintf(gpu, sizeof(gpu), " on GPU %u", sh->call_gpu);
+	if (ran < gs_bound(call)) {
+		snprintf(t->cut, sizeof(t->cut),
+			 "%s%s had run %.1f s (called %.1f s into the window, under its bound of %g s) when the sampler was stopped",
+			 gs_call_names[call], gpu, ran, at, gs_bound(call));
+		return;
+	}
 	t->hung = true;
 	snprintf(t->hung_why, sizeof(t->hung_why),
 		 "%s%s had not returned after %.1f s (called %.1f s into the window); the sampler was killed and no sample follows",
-		 gs_call_names[call], gpu, (now - since) / 1e9,
-		 since > s->start_ns ? (since - s->start_ns) / 1e9 : 0.0);
+		 gs_call_names[call], gpu, ran, at);
 }
 
 /* gs_copy - what the child wrote, into @t; 0 or -ENOMEM */
@@ -168,7 +192,8 @@ static int gs_copy(const struct gs_sampler *s, struct gs_timeline *t)
 	uint64_t n = __atomic_load_n(&sh->nr_samples, __ATOMIC_ACQUIRE);
 	uint64_t x = __atomic_load_n(&sh->nr_xids, __ATOMIC_ACQUIRE);
 	uint32_t state = __atomic_load_n(&sh->state, __ATOMIC_ACQUIRE);
-	uint64_t first = n > sh->cap ? n - sh->cap : 0, i;
+	/* with the ring full, the oldest slot may be the one being written */
+	uint64_t first = n >= sh->cap ? n - sh->cap + 1 : 0, i;
 
 	snprintf(t->lib, sizeof(t->lib), "%s", sh->lib);
 	t->present = state == GS_RUNNING || state == GS_DONE;
@@ -176,7 +201,7 @@ static int gs_copy(const struct gs_sampler *s, struct gs_timeline *t)
 		snprintf(t->absent, sizeof(t->absent), "%s", sh->absent);
 	else if (state == GS_STARTING)
 		snprintf(t->absent, sizeof(t->absent), "%s",
-			 t->hung ? t->hung_why :
+			 t->hung ? t->hung_why : t->cut[0] ? t->cut :
 			 "NVML was still loading when the window ended");
 	if (!t->present)
 		return 0;
@@ -199,7 +224,8 @@ static int gs_copy(const struct gs_sampler *s, struct gs_timeline *t)
 		t->samples[t->nr_samples++] = sh->slots[i % sh->cap];
 	t->samples_lost = first;
 	if (x) {
-		size_t keep = x < GS_MAX_XIDS ? x : GS_MAX_XIDS;
+		/* the slot after the newest may be being written: not kept */
+		size_t keep = x < GS_MAX_XIDS ? x : GS_MAX_XIDS - 1;
 
 		t->xids = calloc(keep, sizeof(*t->xids));
 		if (!t->xids)
@@ -224,20 +250,37 @@ int gs_stop(struct gs_sampler *s, struct gs_timeline *t)
 	t->start_ns = s->start_ns;
 	t->end_ns = now;
 	if (!s->sh) {
-		snprintf(t->absent, sizeof(t->absent), "not sampled");
+		if (s->start_err) {
+			/* asked for, but it could not start: say so */
+			t->started = true;
+			snprintf(t->absent, sizeof(t->absent),
+				 "the NVML sampler could not start: %s",
+				 strerror(-s->start_err));
+		} else {
+			snprintf(t->absent, sizeof(t->absent), "not sampled");
+		}
 		return 0;
 	}
 	t->started = true;
 	__atomic_store_n(&s->sh->stop, 1, __ATOMIC_RELEASE);
 	gone = gs_reap(s->pid, GS_STOP_WAIT_S, &status);
 	if (gone && WIFSIGNALED(status)) {
-		/* a crash inside the vendor library: as bad as a hang */
+		uint32_t call = s->sh->call;
+
+		/*
+		 * it ignores the terminal's signals: a crash inside the vendor
+		 * library, as bad as a hang, or a kill from outside
+		 */
 		t->hung = true;
-		snprintf(t->hung_why, sizeof(t->hung_why),
-			 "NVML crashed the process sampling it: signal %d (%s), in %s; no sample follows",
-			 WTERMSIG(status), strsignal(WTERMSIG(status)),
-			 gs_call_names[s->sh->call < GS_NR_CALLS ?
-				       s->sh->call : 0]);
+		if (call != GS_CALL_NONE && call < GS_NR_CALLS)
+			snprintf(t->hung_why, sizeof(t->hung_why),
+				 "NVML crashed the process sampling it: signal %d (%s), in %s; no sample follows",
+				 WTERMSIG(status), strsignal(WTERMSIG(status)),
+				 gs_call_names[call]);
+		else
+			snprintf(t->hung_why, sizeof(t->hung_why),
+				 "the sampler died of signal %d (%s) outside any NVML call; no sample follows",
+				 WTERMSIG(status), strsignal(WTERMSIG(status)));
 	}
 	if (!gone) {
 		gs_hung(s, t, gs_now());
@@ -282,7 +325,8 @@ size_t gs_xids_read(const struct gs_sampler *s, uint64_t *cursor,
 		return 0;
 	n = __atomic_load_n(&sh->nr_xids, __ATOMIC_ACQUIRE);
 	for (i = *cursor; i < n && k < max; i++) {
-		if (n - i > GS_MAX_XIDS) {
+		/* slot n % GS_MAX_XIDS (= that of n - GS_MAX_XIDS) is next */
+		if (n - i >= GS_MAX_XIDS) {
 			(*lost)++;	/* overwritten before it was read */
 			continue;
 		}
@@ -295,8 +339,9 @@ size_t gs_xids_read(const struct gs_sampler *s, uint64_t *cursor,
 		k++;
 	}
 	/* those overwritten while they were copied are lost, not read torn */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	n = __atomic_load_n(&sh->nr_xids, __ATOMIC_ACQUIRE);
-	first = n > GS_MAX_XIDS ? n - GS_MAX_XIDS : 0;
+	first = n >= GS_MAX_XIDS ? n - GS_MAX_XIDS + 1 : 0;
 	if (i - k < first) {
 		size_t drop = first - (i - k) < k ? first - (i - k) : k;
 
@@ -322,11 +367,18 @@ char *gs_bus_kernel(char *buf, size_t len, const char *nvml_bus)
 }
 
 /* gs_xid_same - see gpusample.h */
-bool gs_xid_same(uint32_t code_a, const char *dev_a, uint64_t ns_a,
-		 uint32_t code_b, const char *dev_b, uint64_t ns_b)
+bool gs_xid_same(uint32_t code_a, const char *dev_a, uint64_t lo_a,
+		 uint64_t hi_a, uint32_t code_b, const char *dev_b,
+		 uint64_t lo_b, uint64_t hi_b)
 {
-	uint64_t d = ns_a > ns_b ? ns_a - ns_b : ns_b - ns_a;
-
-	return code_a == code_b && !strncmp(dev_a, dev_b, 32) &&
-	       d <= GS_XID_SAME_NS;
+	if (code_a != code_b)
+		return false;
+	if (dev_a[0] && dev_b[0] && strncmp(dev_a, dev_b, 32))
+		return false;
+	/* the gap between the two intervals, 0 when they overlap */
+	if (lo_b > hi_a)
+		return lo_b - hi_a <= GS_XID_SAME_NS;
+	if (lo_a > hi_b)
+		return lo_a - hi_b <= GS_XID_SAME_NS;
+	return true;
 }

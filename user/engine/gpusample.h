@@ -27,9 +27,15 @@
 #define GS_INTERVAL_MAX	60.0
 #define GS_NA		UINT32_MAX	/* an answer NVML did not give */
 /*
+ * A sampling call still running this long after the window is hung
+ * (nvmlInit gets $GPULAT_NVML_TIMEOUT; an event wait its own 200 ms more)
+ */
+#define GS_CALL_BOUND_S	1.0
+#define GS_WAIT_MAX_S	0.2
+/*
  * An Xid of NVML's events and one of the driver's tracepoint are the
  * same Xid when their codes and devices agree and they are this close
- * (NVML's comes when the event wait returns, a little later).
+ * (NVML's is known to lie between two event waits).
  */
 #define GS_XID_SAME_NS	2000000000ULL
 
@@ -45,6 +51,15 @@ enum {
 	GS_F_PROCS	= 1 << 7,	/* procs, procs_total */
 	GS_F_PUTIL	= 1 << 8,	/* procs[].sm where not GS_NA */
 };
+
+/* The clock event reason of a GPU at its power limit (sw power cap). */
+#define GS_POWER_CAP	0x4ULL
+
+/* gs_gib - bytes in GiB */
+static inline double gs_gib(uint64_t b)
+{
+	return b / (1024.0 * 1024 * 1024);
+}
 
 struct gs_proc {
 	int32_t pid;		/* as NVML gives it: the host's pid */
@@ -74,7 +89,12 @@ struct gs_sample {
 
 /* An Xid NVML's event API delivered. */
 struct gs_xid {
-	uint64_t time_ns;	/* CLOCK_MONOTONIC when the child got it */
+	/*
+	 * CLOCK_MONOTONIC: it happened after lo_ns (the previous event wait
+	 * returned) and before time_ns (this one returned it)
+	 */
+	uint64_t lo_ns;
+	uint64_t time_ns;
 	uint32_t gpu;		/* index; GS_NA: a device not listed */
 	uint32_t code;
 };
@@ -118,6 +138,7 @@ struct gs_timeline {
 	char missing[512];	/* functions the library lacks */
 	bool hung;		/* a call did not return within its bound */
 	char hung_why[256];
+	char cut[256];		/* a call cut short by the stop, under its bound */
 	bool events;		/* Xids come from NVML's event API */
 	char events_why[256];	/* why not, when !events */
 	double interval_s;
@@ -143,6 +164,7 @@ struct gs_sampler {
 	struct gs_shared *sh;
 	size_t map_len;
 	pid_t pid;		/* the child; 0: none */
+	int start_err;		/* -errno: gs_start() failed */
 	double interval_s;
 	uint64_t start_ns;
 };
@@ -177,11 +199,14 @@ size_t gs_xids_read(const struct gs_sampler *s, uint64_t *cursor,
 /* gs_bus_kernel - NVML's "00000000:3B:00.0" as the kernel names it */
 char *gs_bus_kernel(char *buf, size_t len, const char *nvml_bus);
 /*
- * gs_xid_same - whether two Xids (code, the kernel's device name, time)
- * are one (GS_XID_SAME_NS)
+ * gs_xid_same - whether two Xids are one: the same code, the same device
+ * (the kernel's name; an unknown one, "", agrees with any), and times
+ * [lo, hi] (a tracepoint's is one instant) no further apart than
+ * GS_XID_SAME_NS
  */
-bool gs_xid_same(uint32_t code_a, const char *dev_a, uint64_t ns_a,
-		 uint32_t code_b, const char *dev_b, uint64_t ns_b);
+bool gs_xid_same(uint32_t code_a, const char *dev_a, uint64_t lo_a,
+		 uint64_t hi_a, uint32_t code_b, const char *dev_b,
+		 uint64_t lo_b, uint64_t hi_b);
 /*
  * gs_stop - end the sampler and copy what it saw into @t
  * (gs_timeline_free() it); a child still in a call a second later is

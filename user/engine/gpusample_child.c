@@ -6,6 +6,7 @@
  * name the one that does not return.  Nothing here talks to gpulat but
  * that memory: a child stuck in the driver blocks nobody.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +18,18 @@
 #include "nvml.h"
 #include "nvml_child.h"
 
-/* The process table NVML fills: the v2 layout, v3 alike. */
+/*
+ * The process table NVML fills.  Room for 32-byte entries: drivers
+ * 535.43 to 535.86 fill nvmlDeviceGetComputeRunningProcesses_v3 with
+ * them (usedGpuCcProtectedMemory), so _v2's stable 24 bytes come first.
+ */
 #define GS_PROC_BUF	1024
-#define GS_PUTIL_BUF	256
+#define GS_PROC_ROOM	32
+#define GS_PUTIL_BUF	1024
+/* Event waits failing in a row before the child stops waiting. */
+#define GS_WAIT_ERRORS	3
 /* The longest one event wait may block: gpulat's stop is seen this soon. */
-#define GS_WAIT_MS	200
+#define GS_WAIT_MS	((unsigned int)(GS_WAIT_MAX_S * 1000))
 
 struct gs_fns {
 	nvmlReturn_t (*handle)(unsigned int, nvmlDevice_t *);
@@ -51,7 +59,11 @@ struct gs_child_state {
 	nvmlDevice_t dev[GS_MAX_GPUS];
 	unsigned long long last_seen[GS_MAX_GPUS];	/* putil's, us */
 	nvmlEventSet_t set;
-	unsigned char procs[GS_PROC_BUF * sizeof(nvmlProcessInfo_v2_t)];
+	pid_t parent;		/* gpulat */
+	uint64_t start_ns, deadline_ns;	/* deadline 0: none */
+	uint64_t waited_ns;	/* when the last event wait returned */
+	unsigned char procs[GS_PROC_BUF * GS_PROC_ROOM];
+	unsigned int wait_errors;
 	nvmlProcessUtilizationSample_t putil[GS_PUTIL_BUF];
 };
 
@@ -79,6 +91,15 @@ static void gs_leave(struct gs_shared *sh, enum gs_call c, uint64_t since)
 	k->sum_ns += ns;
 	if (ns > k->max_ns)
 		k->max_ns = ns;
+}
+
+/* gs_realtime_us - the clock of NVML's process samples, microseconds */
+static unsigned long long gs_realtime_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
 }
 
 /* gs_cpu - the child's own CPU time so far, ns */
@@ -113,10 +134,13 @@ static void gs_resolve(struct gs_child_state *c)
 	*(void **)&f->max_width = NVML_SYM(n, "nvmlDeviceGetMaxPcieLinkWidth");
 	*(void **)&f->replay = NVML_SYM(n, "nvmlDeviceGetPcieReplayCounter");
 	*(void **)&f->persist = NVML_SYM(n, "nvmlDeviceGetPersistenceMode");
-	/* v3 and v2 fill the same table; drivers before 450 had only v1 */
+	/*
+	 * _v2's table is 24 bytes an entry in every driver that has it;
+	 * _v3's was 32 in 535.43-535.86; drivers before 450 had only v1
+	 */
 	*(void **)&f->procs = NVML_SYM_AT(n, &which,
-		"nvmlDeviceGetComputeRunningProcesses_v3",
 		"nvmlDeviceGetComputeRunningProcesses_v2",
+		"nvmlDeviceGetComputeRunningProcesses_v3",
 		"nvmlDeviceGetComputeRunningProcesses");
 	f->proc_size = which == 2 ? sizeof(nvmlProcessInfo_v1_t) :
 				    sizeof(nvmlProcessInfo_v2_t);
@@ -130,13 +154,13 @@ static void gs_resolve(struct gs_child_state *c)
 
 #define GS_ASK(c, call, gpu, fn, ...)					\
 	({								\
-		nvmlReturn_t __r = NVML_ERROR_NOT_SUPPORTED;		\
+		nvmlReturn_t _ret = NVML_ERROR_NOT_SUPPORTED;		\
 		if (fn) {						\
-			uint64_t __t = gs_enter((c)->sh, call, gpu);	\
-			__r = (fn)(__VA_ARGS__);			\
-			gs_leave((c)->sh, call, __t);			\
+			uint64_t _t0 = gs_enter((c)->sh, call, gpu);	\
+			_ret = (fn)(__VA_ARGS__);			\
+			gs_leave((c)->sh, call, _t0);			\
 		}							\
-		__r;							\
+		_ret;							\
 	})
 
 static int gs_proc_cmp(const void *a, const void *b)
@@ -153,53 +177,67 @@ static void gs_procs(struct gs_child_state *c, uint32_t i,
 		     struct gs_gpu_sample *g)
 {
 	struct gs_proc all[GS_PROC_BUF];
-	unsigned int n = GS_PROC_BUF, k, j, m;
+	/* a count that fits even a table of 32-byte entries */
+	unsigned int n = sizeof(c->procs) / GS_PROC_ROOM, k, j, m, kept = 0;
 	nvmlDevice_t d = c->dev[i];
 	unsigned long long seen = c->last_seen[i];
+	nvmlReturn_t ret;
 
-	if (GS_ASK(c, GS_CALL_PROCS, i, c->f.procs, d, &n, c->procs))
+	ret = GS_ASK(c, GS_CALL_PROCS, i, c->f.procs, d, &n, c->procs);
+	if (ret == NVML_ERROR_INSUFFICIENT_SIZE) {
+		g->procs_total = n;	/* more than the room: counted only */
+		g->ok |= GS_F_PROCS;
 		return;
-	if (n > GS_PROC_BUF)
-		n = GS_PROC_BUF;
+	}
+	if (ret)
+		return;
+	if (n > sizeof(c->procs) / GS_PROC_ROOM)
+		n = sizeof(c->procs) / GS_PROC_ROOM;
 	for (k = 0; k < n; k++) {
 		const unsigned char *e = c->procs + k * c->f.proc_size;
 		nvmlProcessInfo_v1_t p;
 
 		/* both layouts begin with pid and usedGpuMemory */
 		memcpy(&p, e, sizeof(p));
-		all[k].pid = (int32_t)p.pid;
-		all[k].mem = p.usedGpuMemory == NVML_VALUE_NOT_AVAILABLE ?
-			     UINT64_MAX : p.usedGpuMemory;
-		all[k].sm = GS_NA;
+		/* a table of another stride reads as nonsense: drop it */
+		if (!p.pid || p.pid > GS_PID_MAX)
+			continue;
+		all[kept].pid = (int32_t)p.pid;
+		all[kept].mem = p.usedGpuMemory == NVML_VALUE_NOT_AVAILABLE ?
+				UINT64_MAX : p.usedGpuMemory;
+		all[kept].sm = GS_NA;
+		kept++;
 	}
+	qsort(all, kept, sizeof(all[0]), gs_proc_cmp);
 	m = GS_PUTIL_BUF;
-	if (!GS_ASK(c, GS_CALL_PUTIL, i, c->f.putil, d, c->putil, &m, seen)) {
+	ret = GS_ASK(c, GS_CALL_PUTIL, i, c->f.putil, d, c->putil, &m, seen);
+	if (!ret || ret == NVML_ERROR_NOT_FOUND) {
 		uint64_t sum[GS_MAX_PROCS] = { 0 };
 		unsigned int cnt[GS_MAX_PROCS] = { 0 };
 
-		if (m > GS_PUTIL_BUF)
-			m = GS_PUTIL_BUF;
-		qsort(all, n, sizeof(all[0]), gs_proc_cmp);
+		/* NOT_FOUND: supported, and no process used an SM since */
+		if (ret || m > GS_PUTIL_BUF)
+			m = ret ? 0 : GS_PUTIL_BUF;
 		for (j = 0; j < m; j++) {
 			const nvmlProcessUtilizationSample_t *u = &c->putil[j];
 
 			if (u->timeStamp > c->last_seen[i])
 				c->last_seen[i] = u->timeStamp;
-			for (k = 0; k < n && k < GS_MAX_PROCS; k++)
+			for (k = 0; k < kept && k < GS_MAX_PROCS; k++)
 				if ((unsigned int)all[k].pid == u->pid) {
 					sum[k] += u->smUtil;
 					cnt[k]++;
 				}
 		}
-		for (k = 0; k < n && k < GS_MAX_PROCS; k++)
-			if (cnt[k])
-				all[k].sm = (uint32_t)(sum[k] / cnt[k]);
+		for (k = 0; k < kept && k < GS_MAX_PROCS; k++)
+			all[k].sm = cnt[k] ? (uint32_t)(sum[k] / cnt[k]) : 0;
 		g->ok |= GS_F_PUTIL;
-	} else {
-		qsort(all, n, sizeof(all[0]), gs_proc_cmp);
+	} else if (ret == NVML_ERROR_INSUFFICIENT_SIZE) {
+		/* more samples than room: skip them, not the whole window */
+		c->last_seen[i] = gs_realtime_us();
 	}
-	g->procs_total = n;
-	g->nr_procs = n < GS_MAX_PROCS ? n : GS_MAX_PROCS;
+	g->procs_total = kept;
+	g->nr_procs = kept < GS_MAX_PROCS ? kept : GS_MAX_PROCS;
 	memcpy(g->procs, all, g->nr_procs * sizeof(all[0]));
 	g->ok |= GS_F_PROCS;
 }
@@ -305,10 +343,22 @@ static bool gs_events(struct gs_child_state *c)
 				 "nvmlDeviceRegisterEvents (Xid) on GPU %u: %s",
 				 i, nvml_error_text(c->n, ret, eb, sizeof(eb)));
 	}
+	if (ok && ok < sh->nr_sampled) {
+		char why[sizeof(sh->events_why)];
+
+		memcpy(why, sh->events_why, sizeof(why));
+		snprintf(sh->events_why, sizeof(sh->events_why),
+			 "on %u of %u GPUs (%.200s)", ok, sh->nr_sampled, why);
+	}
 	return ok > 0;
 }
 
-static void gs_xid(struct gs_child_state *c, const nvmlEventData_t *e)
+/*
+ * gs_xid - an Xid the wait that began at @lo_ns returned: it happened
+ * between the end of the previous wait and now
+ */
+static void gs_xid(struct gs_child_state *c, const nvmlEventData_t *e,
+		   uint64_t lo_ns)
 {
 	struct gs_shared *sh = c->sh;
 	uint64_t k = sh->nr_xids;
@@ -320,10 +370,36 @@ static void gs_xid(struct gs_child_state *c, const nvmlEventData_t *e)
 		if (c->dev[i] == e->device)
 			gpu = i;
 	/* a ring: the newest GS_MAX_XIDS are kept */
+	sh->xids[k % GS_MAX_XIDS].lo_ns = lo_ns;
 	sh->xids[k % GS_MAX_XIDS].time_ns = gs_now();
 	sh->xids[k % GS_MAX_XIDS].gpu = gpu;
 	sh->xids[k % GS_MAX_XIDS].code = (uint32_t)e->eventData;
 	__atomic_store_n(&sh->nr_xids, k + 1, __ATOMIC_RELEASE);
+}
+
+/* gs_nap - sleep @ms milliseconds */
+static void gs_nap(uint64_t ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* gs_wait_error - an event wait failed: after a few in a row, stop waiting */
+static void gs_wait_error(struct gs_child_state *c, nvmlReturn_t ret,
+			  uint64_t ms)
+{
+	struct gs_shared *sh = c->sh;
+	char eb[128];
+
+	gs_nap(ms);
+	if (++c->wait_errors < GS_WAIT_ERRORS)
+		return;
+	snprintf(sh->events_why, sizeof(sh->events_why),
+		 "nvmlEventSetWait failed %u times in a row (%s), %.1f s into the window: no Xids from NVML after that",
+		 c->wait_errors, nvml_error_text(c->n, ret, eb, sizeof(eb)),
+		 (gs_now() - c->start_ns) / 1e9);
+	__atomic_store_n(&sh->events, 0, __ATOMIC_RELEASE);
 }
 
 /* gs_wait_until - Xids (or a sleep) until @until or a stop */
@@ -331,42 +407,91 @@ static void gs_wait_until(struct gs_child_state *c, uint64_t until)
 {
 	struct gs_shared *sh = c->sh;
 	nvmlEventData_t e;
+	nvmlReturn_t ret;
 	uint64_t now;
 
 	while (!__atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE) &&
 	       (now = gs_now()) < until) {
 		uint64_t ms = (until - now + 999999) / 1000000;
-		struct timespec ts;
 
 		if (ms > GS_WAIT_MS)
 			ms = GS_WAIT_MS;
-		if (sh->events) {
-			memset(&e, 0, sizeof(e));
-			if (!GS_ASK(c, GS_CALL_WAIT, GS_NA, c->f.wait, c->set,
-				    &e, (unsigned int)ms))
-				gs_xid(c, &e);
+		if (!sh->events) {
+			gs_nap(ms);
 			continue;
 		}
-		ts.tv_sec = 0;
-		ts.tv_nsec = (long)ms * 1000000;
-		nanosleep(&ts, NULL);
+		memset(&e, 0, sizeof(e));
+		ret = GS_ASK(c, GS_CALL_WAIT, GS_NA, c->f.wait, c->set, &e,
+			     (unsigned int)ms);
+		if (!ret) {
+			c->wait_errors = 0;
+			gs_xid(c, &e, c->waited_ns);
+		} else if (ret == NVML_ERROR_TIMEOUT) {
+			c->wait_errors = 0;
+		} else {
+			/* GPU lost, unknown: no busy loop on a failing wait */
+			gs_wait_error(c, ret, ms);
+		}
+		c->waited_ns = gs_now();
 	}
 }
 
+/* gs_alone - gpulat is gone, or the window is long over */
+static bool gs_alone(const struct gs_child_state *c)
+{
+	return getppid() != c->parent ||
+	       (c->deadline_ns && gs_now() > c->deadline_ns);
+}
+
+/* gs_quiet - stdin, stdout and stderr on /dev/null */
+static void gs_quiet(void)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	/*
+	 * a child stuck in the driver must not hold the caller's pipe open
+	 * ($(gpulat diagnose -j) would wait for it)
+	 */
+	if (fd < 0)
+		return;
+	dup2(fd, 0);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	if (fd > 2)
+		close(fd);
+}
+
 /* gs_child - see gpusample_int.h */
-void gs_child(struct gs_shared *sh, double interval_s)
+void gs_child(struct gs_shared *sh, double interval_s, pid_t parent,
+	      double window_s)
 {
 	static struct gs_child_state c;
 	uint64_t step = (uint64_t)(interval_s * 1e9), next, t0;
-	pid_t parent = getppid();
 	uint32_t i;
 
 	/* gpulat gone, the child goes: nothing it started outlives it */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(0);
+	/*
+	 * Ctrl-C reaches the whole process group: gpulat ends the child
+	 * itself, after reading what it wrote, so a signal death means a
+	 * crash.  gpulat's handlers, inherited, have no business here.
+	 */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
 	nvml_close_fds(-1);
+	gs_quiet();
 	c.sh = sh;
+	c.parent = parent;
+	c.start_ns = gs_now();
+	/* a window's sampler ends by itself well after the window, at worst */
+	c.deadline_ns = window_s > 0 ?
+			c.start_ns + (uint64_t)((window_s + GS_GRACE_S) * 1e9) : 0;
 	c.n = calloc(1, sizeof(*c.n));
 	if (!c.n) {
 		snprintf(sh->absent, sizeof(sh->absent), "out of memory");
@@ -395,13 +520,17 @@ void gs_child(struct gs_shared *sh, double interval_s)
 	}
 	gs_resolve(&c);
 	snprintf(sh->missing, sizeof(sh->missing), "%s", c.n->missing);
-	for (i = 0; i < sh->nr_sampled; i++)
+	for (i = 0; i < sh->nr_sampled; i++) {
 		if (GS_ASK(&c, GS_CALL_HANDLE, i, c.f.handle, i, &c.dev[i]))
 			c.dev[i] = NULL;
+		/* SM shares from now on, not NVML's history before the window */
+		c.last_seen[i] = gs_realtime_us();
+	}
 	sh->events = gs_events(&c);
 	__atomic_store_n(&sh->state, GS_RUNNING, __ATOMIC_RELEASE);
 	next = gs_now();
-	while (!__atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE)) {
+	c.waited_ns = next;
+	while (!__atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE) && !gs_alone(&c)) {
 		if (!sh->xids_only)
 			gs_sample_all(&c);
 		next += step;
@@ -410,11 +539,12 @@ void gs_child(struct gs_shared *sh, double interval_s)
 			next = gs_now() + step;
 		gs_wait_until(&c, next);
 	}
+	/* all is written: a slow or hung nvmlShutdown costs nothing now */
+	__atomic_store_n(&sh->state, GS_DONE, __ATOMIC_RELEASE);
 	t0 = gs_enter(sh, GS_CALL_SHUTDOWN, GS_NA);
 	if (c.set && c.f.set_free)
 		c.f.set_free(c.set);
 	nvml_close(c.n);
 	gs_leave(sh, GS_CALL_SHUTDOWN, t0);
-	__atomic_store_n(&sh->state, GS_DONE, __ATOMIC_RELEASE);
 	_exit(0);
 }

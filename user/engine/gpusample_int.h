@@ -10,6 +10,10 @@
 #include "gpusample.h"
 
 #define GS_MAGIC	0x47505553U	/* "GPUS" */
+/* The child's own end, this long after its window, should gpulat hang. */
+#define GS_GRACE_S	60.0
+/* The largest pid (PID_MAX_LIMIT): a process table entry above is junk. */
+#define GS_PID_MAX	4194304U
 
 enum gs_state {
 	GS_STARTING,		/* loading NVML */
@@ -46,8 +50,13 @@ struct gs_shared {
 
 /* gs_now - CLOCK_MONOTONIC ns */
 uint64_t gs_now(void);
-/* gs_child - the sampler's loop, in the child; never returns */
+/*
+ * gs_child - the sampler's loop, in the child of @parent (its pid taken
+ * before the fork); ends when asked, when gpulat is gone, or GS_GRACE_S
+ * after a window of @window_s (0: none).  Never returns.
+ */
 void __attribute__((noreturn)) gs_child(struct gs_shared *sh,
-					double interval_s);
+					double interval_s, pid_t parent,
+					double window_s);
 
 #endif /* _GPULAT_USER_GPUSAMPLE_INT_H */

@@ -6,11 +6,6 @@
 #include "json.h"
 #include "nvml.h"
 
-static double gs_gib(uint64_t b)
-{
-	return b / (1024.0 * 1024 * 1024);
-}
-
 static double gs_at(const struct gs_timeline *t, uint64_t ns)
 {
 	return ns > t->start_ns ? (ns - t->start_ns) / 1e9 : 0;
@@ -94,8 +89,14 @@ static void gs_print_head(FILE *f, const struct gs_timeline *t)
 	fprintf(f, "samples:   %zu, one per %.3g s, %llu older ones lost\n",
 		t->nr_samples, t->interval_s,
 		(unsigned long long)t->samples_lost);
-	fprintf(f, "xids:      %s%s\n", t->events ? "NVML's event API" :
-		"not from NVML: ", t->events ? "" : t->events_why);
+	if (t->events)
+		fprintf(f, "xids:      NVML's event API%s%s%s\n",
+			t->events_why[0] ? " (" : "", t->events_why,
+			t->events_why[0] ? ")" : "");
+	else
+		fprintf(f, "xids:      not from NVML: %s\n", t->events_why);
+	if (t->cut[0])
+		fprintf(f, "stopped:   %s\n", t->cut);
 	if (t->hung)
 		fprintf(f, "hung:      %s\n", t->hung_why);
 	fprintf(f, "cost:      %s\n", gs_cost_text(cost, sizeof(cost), t));
@@ -138,8 +139,11 @@ static void gs_print_gpu(FILE *f, double at, uint32_t i,
 	for (k = 0; (g->ok & GS_F_PROCS) && k < g->nr_procs; k++) {
 		const struct gs_proc *p = &g->procs[k];
 
-		fprintf(f, "%s %d:%.1fGiB", k ? "," : "  procs", (int)p->pid,
-			p->mem == UINT64_MAX ? 0 : gs_gib(p->mem));
+		if (p->mem == UINT64_MAX)
+			fprintf(f, "%s %d:?", k ? "," : "  procs", (int)p->pid);
+		else
+			fprintf(f, "%s %d:%.1fGiB", k ? "," : "  procs",
+				(int)p->pid, gs_gib(p->mem));
 		if (p->sm != GS_NA)
 			fprintf(f, ":%u%%", p->sm);
 	}

@@ -45,7 +45,8 @@ void tn_kernel_xid(struct trace_nvml *t, uint64_t time_ns, uint32_t code,
 	for (k = 0; k < t->nr_held; k++)
 		if (!t->held[k].matched &&
 		    gs_xid_same(t->held[k].code, t->held[k].device,
-				t->held[k].time_ns, code, device, time_ns)) {
+				t->held[k].lo_ns, t->held[k].time_ns, code,
+				device, time_ns, time_ns)) {
 			t->held[k].matched = true;
 			return;
 		}
@@ -56,7 +57,7 @@ void tn_kernel_xid(struct trace_nvml *t, uint64_t time_ns, uint32_t code,
 	}
 	x = &t->seen[t->nr_seen++];
 	memset(x, 0, sizeof(*x));
-	x->time_ns = time_ns;
+	x->lo_ns = x->time_ns = time_ns;
 	x->code = code;
 	snprintf(x->device, sizeof(x->device), "%s", device);
 }
@@ -65,15 +66,17 @@ void tn_kernel_xid(struct trace_nvml *t, uint64_t time_ns, uint32_t code,
 static void tn_take(struct trace_nvml *t, const struct gs_xid *g,
 		    const char *bus)
 {
-	struct tn_xid x = { .time_ns = g->time_ns, .code = g->code };
+	struct tn_xid x = {
+		.lo_ns = g->lo_ns, .time_ns = g->time_ns, .code = g->code
+	};
 	size_t k;
 
 	gs_bus_kernel(x.device, sizeof(x.device), bus);
 	for (k = 0; k < t->nr_seen; k++)
 		if (!t->seen[k].matched &&
 		    gs_xid_same(t->seen[k].code, t->seen[k].device,
-				t->seen[k].time_ns, x.code, x.device,
-				x.time_ns)) {
+				t->seen[k].lo_ns, t->seen[k].time_ns, x.code,
+				x.device, x.lo_ns, x.time_ns)) {
 			t->seen[k].matched = true;
 			t->merged++;
 			return;

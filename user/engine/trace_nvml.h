@@ -18,7 +18,7 @@
 #define TN_MAX	16	/* held or remembered; more are printed at once */
 
 struct tn_xid {
-	uint64_t time_ns;
+	uint64_t lo_ns, time_ns;	/* the tracepoint's: both its time */
 	uint32_t code;
 	char device[32];	/* the kernel's name */
 	bool matched;
