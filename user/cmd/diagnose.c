@@ -72,8 +72,8 @@ int diagnose_run(const struct gpulat_opts *o)
 	/* CPU time around the watch; a missing /proc only costs those users */
 	have_t0 = !diag_tasks_read(&t0);
 	/* a sampler that cannot start costs the GPU side only: it says so */
-	if (every > 0 && gs_start(&gs, every, duration))
-		memset(&gs, 0, sizeof(gs));
+	if (every > 0)
+		gs_start(&gs, every, duration);	/* gs_stop() says if it failed */
 	ret = watch_run(src, duration, 0, false, o->thresholds,
 			o->thresholds_set, &w, NULL, NULL, stderr);
 	if (gs_stop(&gs, &gt))

@@ -209,9 +209,11 @@ bool gs_xid_same(uint32_t code_a, const char *dev_a, uint64_t lo_a,
 		 uint64_t lo_b, uint64_t hi_b);
 /*
  * gs_stop - end the sampler and copy what it saw into @t
- * (gs_timeline_free() it); a child still in a call a second later is
- * named hung and killed.  Never waits on NVML longer than that.  Safe on a sampler that
- * never started (@t then says so).  0 or -ENOMEM.
+ * (gs_timeline_free() it).  The child gets a second to end; one still
+ * in a call then is killed, the call named as hung when it ran past its
+ * bound (GS_CALL_BOUND_S; nvmlInit $GPULAT_NVML_TIMEOUT), else as cut
+ * short.  Never waits on NVML longer than that.  Safe on a sampler that
+ * never started or could not (@t then says so).  0 or -ENOMEM.
  */
 int gs_stop(struct gs_sampler *s, struct gs_timeline *t);
 void gs_timeline_free(struct gs_timeline *t);

@@ -28,7 +28,10 @@ typedef struct {
 	char busId[32];			/* 00000000:3B:00.0 */
 } nvmlPciInfo_t;
 
-/* The process tables: v1 (drivers before 450), v2 and v3 alike after. */
+/*
+ * The process tables: v1 (the unversioned call), v2 (_v2, and _v3 on most
+ * drivers; _v3 had 32-byte entries in 535.43-535.86).
+ */
 typedef struct {
 	unsigned int pid;
 	unsigned long long usedGpuMemory;	/* bytes */
@@ -41,7 +44,7 @@ typedef struct {
 /* One process's share of the GPU over a sample period (percent). */
 typedef struct {
 	unsigned int pid;
-	unsigned long long timeStamp;	/* CPU time, microseconds */
+	unsigned long long timeStamp;	/* wall clock, microseconds */
 	unsigned int smUtil, memUtil, encUtil, decUtil;
 } nvmlProcessUtilizationSample_t;
 typedef struct {

@@ -188,8 +188,8 @@ int report_collect(struct report *r, struct gl_source *src)
 		fprintf(stderr, "gpulat: report: %s\n", why);
 		return -EINVAL;
 	}
-	if (every > 0 && gs_start(&gs, every, r->duration_s))
-		memset(&gs, 0, sizeof(gs));
+	if (every > 0)
+		gs_start(&gs, every, r->duration_s);	/* gs_stop() says if not */
 	if (src) {
 		struct diag_tasks t1 = { 0 };
 

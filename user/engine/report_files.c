@@ -272,7 +272,6 @@ int report_nvml(struct report *r)
 	return r->b.err;
 }
 
-
 /* report_gpu_timeline - gpu/timeline.txt and .json: NVML over the window */
 int report_gpu_timeline(struct report *r)
 {
