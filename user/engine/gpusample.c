@@ -192,8 +192,11 @@ static int gs_copy(const struct gs_sampler *s, struct gs_timeline *t)
 	uint64_t n = __atomic_load_n(&sh->nr_samples, __ATOMIC_ACQUIRE);
 	uint64_t x = __atomic_load_n(&sh->nr_xids, __ATOMIC_ACQUIRE);
 	uint32_t state = __atomic_load_n(&sh->state, __ATOMIC_ACQUIRE);
-	/* with the ring full, the oldest slot may be the one being written */
-	uint64_t first = n >= sh->cap ? n - sh->cap + 1 : 0, i;
+	/*
+	 * with the ring full, the oldest slot may be the one a child killed
+	 * inside a round was writing; one that ended cleanly wrote none
+	 */
+	uint64_t first = n > sh->cap ? n - sh->cap : 0, i;
 
 	snprintf(t->lib, sizeof(t->lib), "%s", sh->lib);
 	t->present = state == GS_RUNNING || state == GS_DONE;
@@ -205,6 +208,8 @@ static int gs_copy(const struct gs_sampler *s, struct gs_timeline *t)
 			 "NVML was still loading when the window ended");
 	if (!t->present)
 		return 0;
+	if (state != GS_DONE && n >= sh->cap)
+		first = n - sh->cap + 1;
 	snprintf(t->driver, sizeof(t->driver), "%s", sh->driver);
 	snprintf(t->missing, sizeof(t->missing), "%s", sh->missing);
 	t->events = sh->events;
