@@ -71,7 +71,9 @@ double gs_interval(double given, char *why, size_t len)
 static int gs_start_mode(struct gs_sampler *s, double interval_s,
 			 double window_s, bool xids_only)
 {
-	double slots = window_s > 0 ? window_s / interval_s + 4 : GS_MAX_SLOTS;
+	/* the Xid waiter writes no sample, and runs as long as its trace */
+	double slots = xids_only ? 1 : window_s > 0 ?
+		       window_s / interval_s + 4 : GS_MAX_SLOTS;
 	uint32_t cap = slots < GS_MAX_SLOTS ? (uint32_t)slots : GS_MAX_SLOTS;
 	size_t len = sizeof(struct gs_shared) + cap * sizeof(struct gs_sample);
 	pid_t pid, parent = getpid();
@@ -114,10 +116,10 @@ int gs_start(struct gs_sampler *s, double interval_s, double window_s)
 	return gs_start_mode(s, interval_s, window_s, false);
 }
 
-/* gs_start_xids - see gpusample.h: one slot, never written */
+/* gs_start_xids - see gpusample.h: one slot, never written; no deadline */
 int gs_start_xids(struct gs_sampler *s)
 {
-	return gs_start_mode(s, 1.0, 1.0, true);
+	return gs_start_mode(s, 1.0, 0, true);
 }
 
 /*
