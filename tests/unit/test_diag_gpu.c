@@ -204,6 +204,32 @@ TEST_F(diag, gpu_healthy_busy_job_has_no_cause)
 	tl_free(t);
 }
 
+TEST_F(diag, gpu_jobs_one_after_another_do_not_share)
+{
+	struct gs_timeline *t = tl(1);
+	size_t i;
+
+	/* one job ends, the next starts: never two on the GPU at once */
+	gpu_fd(self->root, 4243);
+	gpu_fd(self->root, 50);
+	host_spike(self);
+	for (i = 0; i < t->nr_samples; i++) {
+		struct gs_gpu_sample *g = &t->samples[i].gpu[0];
+
+		g->nr_procs = g->procs_total = 1;
+		g->procs[0] = (struct gs_proc){ i < 5 ? 4243 : 50, 95,
+						40 * GIB };
+	}
+	self->gpu = t;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	ASSERT_EQ(2U, self->r->gpu->nr_procs);
+	EXPECT_EQ(1U, self->r->gpu->procs[0].sharing);
+	EXPECT_FALSE(self->r->gpu->procs[0].hog);
+	EXPECT_FALSE(self->r->gpu->procs[1].hog);
+	EXPECT_EQ(NULL, cause(self->r, DIAG_GC_HOG));
+	tl_free(t);
+}
+
 TEST_F(diag, gpu_pid_of_another_namespace_is_not_named)
 {
 	struct gs_timeline *t = tl(1);

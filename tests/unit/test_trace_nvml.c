@@ -55,28 +55,41 @@ static void run(struct trace_nvml *t, double s)
 	}
 }
 
+/* start - the waiter on the double playing @text; its script in @script */
+static int start(struct trace_nvml *t, struct got *g, char *script,
+		 const char *text)
+{
+	char lib[4096];
+	FILE *f;
+	int fd;
+
+	if (!nvml_double_path(lib, sizeof(lib), "nvml"))
+		return -1;
+	fd = mkstemp(script);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	fclose(f);
+	setenv("GPULAT_NVML_LIB", lib, 1);
+	setenv("FAKE_NVML_SCRIPT", script, 1);
+	return tn_start(t, got_one, g);
+}
+
 TEST(merged_with_the_tracepoint)
 {
-	char lib[4096], script[] = "/tmp/gpulat-tn-XXXXXX";
+	char script[] = "/tmp/gpulat-tn-XXXXXX";
 	struct trace_nvml t;
 	struct gs_timeline tl;
 	struct got g = { 0 };
 	uint64_t t0;
-	FILE *f;
-	int fd;
 
-	ASSERT_NE(NULL, nvml_double_path(lib, sizeof(lib), "nvml"));
-	fd = mkstemp(script);
-	ASSERT_LE(0, fd);
-	f = fdopen(fd, "w");
-	ASSERT_NE(NULL, f);
-	/* 79 on GPU 0 also seen by the tracepoint; 48 on GPU 1 by NVML alone */
-	fputs("at 0.3 xid 0 79\nat 0.6 xid 1 48\nat 1.5 xid 0 13\n", f);
-	fclose(f);
-	setenv("GPULAT_NVML_LIB", lib, 1);
-	setenv("FAKE_NVML_SCRIPT", script, 1);
 	t0 = mono();
-	ASSERT_EQ(0, tn_start(&t, got_one, &g));
+	/* 79 on GPU 0 also seen by the tracepoint; 48 on GPU 1 by NVML alone */
+	ASSERT_EQ(0, start(&t, &g, script,
+			   "at 0.3 xid 0 79\nat 0.6 xid 1 48\nat 1.5 xid 0 13\n"));
 	run(&t, 1.0);
 	/* the tracepoint's 79 comes after NVML's: NVML's was held */
 	tn_kernel_xid(&t, t0 + 350000000ULL, 79, "0000:3b:00.0");
@@ -101,23 +114,12 @@ TEST(merged_with_the_tracepoint)
 
 TEST(held_ones_print_at_the_end)
 {
-	char lib[4096], script[] = "/tmp/gpulat-tn-XXXXXX";
+	char script[] = "/tmp/gpulat-tn-XXXXXX";
 	struct trace_nvml t;
 	struct gs_timeline tl;
 	struct got g = { 0 };
-	FILE *f;
-	int fd;
 
-	ASSERT_NE(NULL, nvml_double_path(lib, sizeof(lib), "nvml"));
-	fd = mkstemp(script);
-	ASSERT_LE(0, fd);
-	f = fdopen(fd, "w");
-	ASSERT_NE(NULL, f);
-	fputs("at 0.2 xid 1 94\n", f);
-	fclose(f);
-	setenv("GPULAT_NVML_LIB", lib, 1);
-	setenv("FAKE_NVML_SCRIPT", script, 1);
-	ASSERT_EQ(0, tn_start(&t, got_one, &g));
+	ASSERT_EQ(0, start(&t, &g, script, "at 0.2 xid 1 94\n"));
 	run(&t, 0.6);
 	EXPECT_EQ(0U, g.n);
 	tn_stop(&t, &tl);

@@ -98,6 +98,10 @@ static void trace_out_rec(const struct gl_trace_rec *r, void *arg)
 static void trace_nvml_summary(const struct trace_out *t,
 			       const struct gs_timeline *tl)
 {
+	if (tl->start_failed) {
+		fprintf(stderr, "gpulat: no Xids from NVML: %s\n", tl->absent);
+		return;
+	}
 	if (!tl->started || (!tl->present && !tl->hung))
 		return;	/* no NVML here: nothing to say */
 	if (tl->hung)
@@ -107,8 +111,9 @@ static void trace_nvml_summary(const struct trace_out *t,
 			tl->events_why);
 	else
 		fprintf(stderr,
-			"gpulat: Xids from NVML's events: %" PRIu64 " printed, %" PRIu64 " also seen by the tracepoint (printed once), %" PRIu64 " lost\n",
-			t->nvml.printed, t->nvml.merged, t->nvml.lost);
+			"gpulat: Xids from NVML's events: %" PRIu64 " printed, %" PRIu64 " also seen by the tracepoint (printed once), %" PRIu64 " lost, %" PRIu64 " printed early in a storm (may be printed twice)\n",
+			t->nvml.printed, t->nvml.merged, t->nvml.lost,
+			t->nvml.early);
 }
 
 int trace_run(const struct gpulat_opts *o)

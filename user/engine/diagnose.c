@@ -147,7 +147,9 @@ void diag_xid_add(struct diag_layer_res *L, uint64_t lo_ns, uint64_t time_ns,
 			continue;
 		if (x->time_ns == time_ns && (x->from & from))
 			return;
+		/* NVML's Xids are the watch's: never one from before it */
 		if (!(x->from & from) &&
+		    (from != DIAG_XID_FROM_NVML || x->in_window) &&
 		    gs_xid_same(x->code, x->device, x->lo_ns, x->time_ns, code,
 				device, lo_ns, time_ns)) {
 			/* the tracepoint's time and device are the precise ones */

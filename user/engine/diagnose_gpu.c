@@ -341,7 +341,7 @@ static void diag_gpu_cpu_join(const struct diag_result *r,
  * NVML's pids are the host's, and in another pid namespace the same
  * number is another process (the descriptors looked at are bounded)
  */
-static bool diag_gpu_ours(int32_t pid)
+static enum diag_gpu_owner diag_gpu_ours(int32_t pid)
 {
 	char path[PATH_MAX], link[64];
 	struct dirent *e;
@@ -352,8 +352,9 @@ static bool diag_gpu_ours(int32_t pid)
 
 	snprintf(path, sizeof(path), "%s/proc/%d/fd", diag_root(), (int)pid);
 	d = opendir(path);
-	if (!d)
-		return false;
+	if (!d)	/* no CAP_SYS_PTRACE, or not dumpable: cannot tell */
+		return errno == EACCES || errno == EPERM ? DIAG_OWNER_UNKNOWN :
+							   DIAG_OWNER_OTHER;
 	while (!ours && seen++ < DIAG_GPU_MAX_FDS && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
@@ -366,7 +367,14 @@ static bool diag_gpu_ours(int32_t pid)
 		ours = !strncmp(link, "/dev/nvidia", 11);
 	}
 	closedir(d);
-	return ours;
+	return ours ? DIAG_OWNER_OURS : DIAG_OWNER_OTHER;
+}
+
+/* diag_gpu_noticeable - whether @p used its GPU: 1% of @total or an SM */
+static uint32_t diag_gpu_noticeable(const struct gs_proc *p, uint64_t total)
+{
+	return (p->sm != GS_NA && p->sm > 0) ||
+	       (p->mem != UINT64_MAX && total && p->mem * 100 >= total);
 }
 
 /* diag_gpu_procs - every GPU process over the samples; the hogs named */
@@ -392,8 +400,19 @@ static int diag_gpu_procs(struct diag_result *r, struct diag_gpu_res *G,
 						  g, &s->procs[i], sm_sum,
 						  sm_cnt);
 		}
-	for (i = 0; i < n; i++)
-		on_gpu[v[i].gpu]++;
+	/* sharing: processes on a GPU at once, that used it noticeably */
+	for (k = 0; k < t->nr_samples; k++)
+		for (g = 0; g < t->samples[k].nr_gpus && g < GS_MAX_GPUS; g++) {
+			const struct gs_gpu_sample *s = &t->samples[k].gpu[g];
+			uint32_t busy = 0;
+
+			for (i = 0; (s->ok & GS_F_PROCS) && i < s->nr_procs &&
+				    i < GS_MAX_PROCS; i++)
+				busy += diag_gpu_noticeable(&s->procs[i],
+							    G->gpu[g].mem_total);
+			if (busy > on_gpu[g])
+				on_gpu[g] = busy;
+		}
 	for (i = 0; i < n; i++) {
 		const struct diag_gpu_one *o = &G->gpu[v[i].gpu];
 
@@ -412,10 +431,12 @@ static int diag_gpu_procs(struct diag_result *r, struct diag_gpu_res *G,
 
 		*p = v[i];
 		p->alive = diag_gpu_comm(p->pid, p->comm, sizeof(p->comm));
-		p->ours = p->alive && diag_gpu_ours(p->pid);
+		p->owner = p->alive ? diag_gpu_ours(p->pid) : DIAG_OWNER_OTHER;
+		p->ours = p->owner == DIAG_OWNER_OURS;
 		if (!p->ours) {
-			/* another namespace's pid: no name, no join, no kill */
-			snprintf(p->comm, sizeof(p->comm), "?");
+			/* not known to be NVML's process: no join, no kill */
+			if (p->owner == DIAG_OWNER_OTHER)
+				snprintf(p->comm, sizeof(p->comm), "?");
 			p->hog = false;
 			continue;
 		}
@@ -532,6 +553,9 @@ static void diag_gpu_triage_rule(const struct diag_result *r,
 	} else if (any_busy) {
 		/* full memory alone is how frameworks that preallocate run */
 		G->triage = DIAG_TRIAGE_BUSY;
+		/* a full GPU is a busy one: name that one */
+		if (full != GS_NA)
+			busy = full;
 		snprintf(G->triage_text, sizeof(G->triage_text),
 			 "GPU %u was busy (%.0f%% mean)%s: the GPU works; %s",
 			 busy, G->gpu[busy].util_mean,
@@ -575,6 +599,7 @@ int diag_gpu(struct diag_result *r, const struct gs_timeline *t)
 	G->interval_s = t->interval_s;
 	G->nr_samples = t->nr_samples;
 	G->samples_lost = t->samples_lost;
+	G->xids_lost = t->xids_lost;
 	G->nr_gpus = t->nr_gpus;
 	G->nr_sampled = t->nr_sampled;
 	gs_cost_text(G->cost_text, sizeof(G->cost_text), t);

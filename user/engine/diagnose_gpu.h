@@ -80,6 +80,13 @@ struct diag_gpu_one {
 	int persistence;		/* -1 unknown */
 };
 
+/* Whether NVML's pid is this pid namespace's GPU process. */
+enum diag_gpu_owner {
+	DIAG_OWNER_OTHER,	/* gone, or no /dev/nvidia* open here */
+	DIAG_OWNER_OURS,
+	DIAG_OWNER_UNKNOWN,	/* its descriptors may not be read */
+};
+
 struct diag_gpu_proc {
 	int32_t pid;
 	uint32_t gpu;
@@ -87,7 +94,9 @@ struct diag_gpu_proc {
 	bool alive;			/* /proc/PID is there now */
 	bool ours;			/* and has /dev/nvidia* open: this
 					 * pid namespace's GPU process */
-	uint32_t sharing;		/* processes on its GPU, it included */
+	enum diag_gpu_owner owner;
+	/* processes that used its GPU at once, at most, it included */
+	uint32_t sharing;
 	uint32_t seen;			/* samples listing it */
 	double sm_mean;			/* -1: no utilisation sample */
 	uint64_t mem_max;		/* bytes */
@@ -124,6 +133,7 @@ struct diag_gpu_res {
 	size_t nr_causes;
 	uint64_t causes_lost;		/* past DIAG_GPU_MAX_CAUSES */
 	size_t xids_nvml, xids_both;	/* in the window */
+	uint64_t xids_lost;		/* NVML's, past the sampler's ring */
 	enum diag_triage triage;
 	char triage_text[512];
 	char cost_text[512];		/* what sampling cost */

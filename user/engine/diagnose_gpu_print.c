@@ -84,13 +84,20 @@ void diag_gpu_print(FILE *f, const struct diag_result *r)
 			 "process %d (%s) on GPU %u: %s, %.1f GiB%s%s%s",
 			 (int)p->pid, p->ours ? p->comm : !p->alive ?
 			 "gone, or of another pid namespace" :
+			 p->owner == DIAG_OWNER_UNKNOWN ? p->comm :
 			 "not this pid namespace's: it has no /dev/nvidia* open",
 			 p->gpu, sm, gs_gib(p->mem_max),
 			 p->miner ? "; a cryptominer's name" : "",
-			 p->cpu_culprit ? "; also a CPU culprit: " : "",
+			 p->cpu_culprit ? "; also a CPU culprit: " :
+			 p->owner == DIAG_OWNER_UNKNOWN ?
+			 "; not checked to be NVML's process (its descriptors may not be read)" :
+			 "",
 			 p->cpu_culprit ? p->cpu_doing : "");
 		diag_wrap_words(f, " ", 4, line);
 	}
+	if (G->xids_lost)
+		fprintf(f, "  %llu Xids from NVML lost: more than the sampler keeps\n",
+			(unsigned long long)G->xids_lost);
 	if (G->xids_nvml) {
 		snprintf(line, sizeof(line),
 			 "Xids from NVML: %zu (%zu also seen by the driver's tracepoint; each counted once, in the driver layer)",
@@ -140,7 +147,9 @@ void diag_gpu_json(struct json *j, const struct diag_result *r)
 		gs_cost_json(j, &G->cost);
 	else
 		json_null(j, "cost");
+	json_str(j, "xid_events_why", G->events_why);
 	json_u64(j, "xids_nvml", G->xids_nvml);
+	json_u64(j, "xids_lost", G->xids_lost);
 	json_u64(j, "xids_both", G->xids_both);
 	json_str(j, "triage", diag_gpu_triage_name(G->triage));
 	json_str(j, "triage_text", G->triage_text);
@@ -187,7 +196,10 @@ void diag_gpu_json(struct json *j, const struct diag_result *r)
 		json_str(j, "comm", p->comm);
 		json_u64(j, "gpu", p->gpu);
 		json_bool(j, "alive", p->alive);
-		json_bool(j, "ours", p->ours);
+		if (p->owner == DIAG_OWNER_UNKNOWN)
+			json_null(j, "ours");	/* could not be checked */
+		else
+			json_bool(j, "ours", p->ours);
 		json_u64(j, "sharing", p->sharing);
 		if (p->sm_mean >= 0)
 			json_double(j, "sm_mean", p->sm_mean);
@@ -216,5 +228,9 @@ void diag_gpu_json(struct json *j, const struct diag_result *r)
 	}
 	json_array_end(j);
 	json_u64(j, "causes_lost", G->causes_lost);
+	if (G->cut[0])
+		json_str(j, "cut", G->cut);
+	else
+		json_null(j, "cut");
 	json_object_end(j);
 }

@@ -149,7 +149,7 @@ static double gs_bound(enum gs_call c)
 	if (c == GS_CALL_LOAD)
 		return nvml_child_timeout();	/* nvmlInit: seconds, at times */
 	if (c == GS_CALL_WAIT)
-		return GS_WAIT_MAX_S + GS_CALL_BOUND_S;
+		return GS_WAIT_MAX_S + GS_WAIT_SLACK_S;
 	return GS_CALL_BOUND_S;
 }
 
@@ -195,8 +195,8 @@ static int gs_copy(const struct gs_sampler *s, struct gs_timeline *t)
 	uint64_t x = __atomic_load_n(&sh->nr_xids, __ATOMIC_ACQUIRE);
 	uint32_t state = __atomic_load_n(&sh->state, __ATOMIC_ACQUIRE);
 	/*
-	 * with the ring full, the oldest slot may be the one a child killed
-	 * inside a round was writing; one that ended cleanly wrote none
+	 * with the ring full, the oldest slot is the one a child killed (or
+	 * stopped) inside a round was writing: then it is not read
 	 */
 	uint64_t first = n > sh->cap ? n - sh->cap : 0, i;
 
@@ -210,7 +210,7 @@ static int gs_copy(const struct gs_sampler *s, struct gs_timeline *t)
 			 "NVML was still loading when the window ended");
 	if (!t->present)
 		return 0;
-	if (state != GS_DONE && n >= sh->cap)
+	if (__atomic_load_n(&sh->writing, __ATOMIC_ACQUIRE) && n >= sh->cap)
 		first = n - sh->cap + 1;
 	snprintf(t->driver, sizeof(t->driver), "%s", sh->driver);
 	snprintf(t->missing, sizeof(t->missing), "%s", sh->missing);
@@ -231,8 +231,9 @@ static int gs_copy(const struct gs_sampler *s, struct gs_timeline *t)
 		t->samples[t->nr_samples++] = sh->slots[i % sh->cap];
 	t->samples_lost = first;
 	if (x) {
-		/* the slot after the newest may be being written: not kept */
-		size_t keep = x < GS_MAX_XIDS ? x : GS_MAX_XIDS - 1;
+		/* a live child may be writing the slot after the newest */
+		size_t room = state == GS_DONE ? GS_MAX_XIDS : GS_MAX_XIDS - 1;
+		size_t keep = x < room ? x : room;
 
 		t->xids = calloc(keep, sizeof(*t->xids));
 		if (!t->xids)
@@ -259,7 +260,7 @@ int gs_stop(struct gs_sampler *s, struct gs_timeline *t)
 	if (!s->sh) {
 		if (s->start_err) {
 			/* asked for, but it could not start: say so */
-			t->started = true;
+			t->started = t->start_failed = true;
 			snprintf(t->absent, sizeof(t->absent),
 				 "the NVML sampler could not start: %s",
 				 strerror(-s->start_err));
@@ -271,7 +272,13 @@ int gs_stop(struct gs_sampler *s, struct gs_timeline *t)
 	t->started = true;
 	__atomic_store_n(&s->sh->stop, 1, __ATOMIC_RELEASE);
 	gone = gs_reap(s->pid, GS_STOP_WAIT_S, &status);
-	if (gone && WIFSIGNALED(status)) {
+	if (gone && WIFSIGNALED(status) &&
+	    __atomic_load_n(&s->sh->state, __ATOMIC_ACQUIRE) == GS_DONE) {
+		/* every sample was written: the library's exit is no hang */
+		snprintf(t->cut, sizeof(t->cut),
+			 "NVML crashed the sampler (signal %d, %s) in nvmlShutdown, after every sample was written",
+			 WTERMSIG(status), strsignal(WTERMSIG(status)));
+	} else if (gone && WIFSIGNALED(status)) {
 		uint32_t call = s->sh->call;
 
 		/*

@@ -28,10 +28,12 @@
 #define GS_NA		UINT32_MAX	/* an answer NVML did not give */
 /*
  * A sampling call still running this long after the window is hung
- * (nvmlInit gets $GPULAT_NVML_TIMEOUT; an event wait its own 200 ms more)
+ * (nvmlInit gets $GPULAT_NVML_TIMEOUT; an event wait 0.5 s past its own
+ * 200 ms)
  */
 #define GS_CALL_BOUND_S	1.0
 #define GS_WAIT_MAX_S	0.2
+#define GS_WAIT_SLACK_S	0.5	/* a wait past its own timeout by this: hung */
 /*
  * An Xid of NVML's events and one of the driver's tracepoint are the
  * same Xid when their codes and devices agree and they are this close
@@ -131,6 +133,7 @@ struct gs_cost {
 /* What a sampler saw, copied out of the shared memory when it stopped. */
 struct gs_timeline {
 	bool started;		/* a sampler ran (false: none asked for) */
+	bool start_failed;	/* asked for, but fork or mmap failed */
 	bool present;		/* NVML answered nvmlInit */
 	char absent[512];	/* why not, when !present */
 	char lib[256];

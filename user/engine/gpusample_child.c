@@ -302,12 +302,19 @@ static void gs_sample_all(struct gs_child_state *c)
 	struct gs_sample *s = &sh->slots[k % sh->cap];
 	uint32_t i;
 
+	/* the slot may be the oldest kept one: it is torn until published */
+	__atomic_store_n(&sh->writing, 1, __ATOMIC_RELEASE);
 	s->time_ns = gs_now();
 	s->nr_gpus = sh->nr_sampled;
-	for (i = 0; i < sh->nr_sampled; i++)
+	for (i = 0; i < sh->nr_sampled; i++) {
+		/* a round over many GPUs must not outlast gpulat's grace */
+		if (__atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE))
+			return;	/* abandoned: not published, still "writing" */
 		gs_gpu(c, i, &s->gpu[i]);
+	}
 	sh->cpu_ns = gs_cpu();
 	__atomic_store_n(&sh->nr_samples, k + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&sh->writing, 0, __ATOMIC_RELEASE);
 }
 
 /* gs_events - register every GPU for Xids; false when none can be */
@@ -424,15 +431,23 @@ static void gs_wait_until(struct gs_child_state *c, uint64_t until)
 		ret = GS_ASK(c, GS_CALL_WAIT, GS_NA, c->f.wait, c->set, &e,
 			     (unsigned int)ms);
 		if (!ret) {
+			/*
+			 * more may be queued behind it: the queue was last
+			 * known empty when a wait timed out, so that stays the
+			 * lower bound of the next one's time too
+			 */
 			c->wait_errors = 0;
 			gs_xid(c, &e, c->waited_ns);
 		} else if (ret == NVML_ERROR_TIMEOUT) {
 			c->wait_errors = 0;
+			c->waited_ns = gs_now();
+			/* a wait that times out at once must not be spun on */
+			if (c->waited_ns - now < ms * 1000000 / 2)
+				gs_nap(ms / 2);
 		} else {
 			/* GPU lost, unknown: no busy loop on a failing wait */
 			gs_wait_error(c, ret, ms);
 		}
-		c->waited_ns = gs_now();
 	}
 }
 

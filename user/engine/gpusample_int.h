@@ -30,6 +30,7 @@ struct gs_shared {
 	uint64_t call_since_ns;	/* CLOCK_MONOTONIC */
 	uint32_t stop;		/* gpulat asks the child to end */
 	uint32_t xids_only;	/* wait for Xids, poll no GPU */
+	uint32_t writing;	/* a sample's slot is being written */
 	uint32_t events;	/* Xids come from the event API */
 	uint32_t nr_gpus, nr_sampled;
 	uint32_t cap;		/* slots[] */

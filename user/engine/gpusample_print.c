@@ -259,6 +259,11 @@ void gs_print_json(FILE *f, const struct gs_timeline *t)
 	json_u64(&j, "nr_gpus", t->nr_gpus);
 	json_u64(&j, "samples_lost", t->samples_lost);
 	json_bool(&j, "xid_events", t->events);
+	json_str(&j, "xid_events_why", t->events_why);
+	if (t->cut[0])
+		json_str(&j, "cut", t->cut);
+	else
+		json_null(&j, "cut");
 	if (t->present)
 		gs_cost_json(&j, t);
 	else
@@ -288,6 +293,7 @@ void gs_print_json(FILE *f, const struct gs_timeline *t)
 	json_array_begin(&j, "xids");
 	for (k = 0; k < t->nr_xids; k++) {
 		json_object_begin(&j, NULL);
+		json_double(&j, "t_lo", gs_at(t, t->xids[k].lo_ns));
 		json_double(&j, "t", gs_at(t, t->xids[k].time_ns));
 		if (t->xids[k].gpu == GS_NA)
 			json_null(&j, "gpu");

@@ -81,8 +81,10 @@ static void tn_take(struct trace_nvml *t, const struct gs_xid *g,
 			t->merged++;
 			return;
 		}
-	if (t->nr_held == TN_MAX)
+	if (t->nr_held == TN_MAX) {
+		t->early++;	/* may print again if the tracepoint has it */
 		tn_out(t, 0);
+	}
 	t->held[t->nr_held++] = x;
 }
 
@@ -108,8 +110,12 @@ void tn_tick(struct trace_nvml *t, uint64_t now_ns)
 void tn_stop(struct trace_nvml *t, struct gs_timeline *tl)
 {
 	memset(tl, 0, sizeof(*tl));
-	if (!t->on)
+	if (!t->on) {
+		/* one that could not start says why */
+		if (gs_stop(&t->s, tl))
+			memset(tl, 0, sizeof(*tl));
 		return;
+	}
 	/* the last records are in: what is held prints now */
 	tn_tick(t, UINT64_MAX - GS_XID_SAME_NS);
 	while (t->nr_held)

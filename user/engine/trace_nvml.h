@@ -15,7 +15,8 @@
 
 #include "gpusample.h"
 
-#define TN_MAX	16	/* held or remembered; more are printed at once */
+/* held or remembered; past it the oldest prints at once, counted */
+#define TN_MAX	64
 
 struct tn_xid {
 	uint64_t lo_ns, time_ns;	/* the tracepoint's: both its time */
@@ -33,6 +34,7 @@ struct trace_nvml {
 	struct tn_xid seen[TN_MAX];	/* the tracepoint's, newest last */
 	size_t nr_seen;
 	uint64_t printed, merged, lost;
+	uint64_t early;		/* printed before their hold ended (storm) */
 	void (*print)(uint64_t time_ns, uint32_t code, const char *device,
 		      void *arg);
 	void *arg;
