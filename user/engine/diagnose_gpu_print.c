@@ -149,8 +149,8 @@ void diag_gpu_json(struct json *j, const struct diag_result *r)
 		json_null(j, "cost");
 	json_str(j, "xid_events_why", G->events_why);
 	json_u64(j, "xids_nvml", G->xids_nvml);
-	json_u64(j, "xids_lost", G->xids_lost);
 	json_u64(j, "xids_both", G->xids_both);
+	json_u64(j, "xids_lost", G->xids_lost);
 	json_str(j, "triage", diag_gpu_triage_name(G->triage));
 	json_str(j, "triage_text", G->triage_text);
 	json_u64(j, "nr_gpus", G->nr_gpus);
