@@ -416,7 +416,7 @@ int diag_analyze_gpu(const struct watch *w, const struct diag_tasks *used,
 		diag_layers_sum(r);
 		diag_xids(r, w);
 		if (gpu)
-			diag_gpu_xids(r, gpu, w);
+			diag_gpu_xids(r, gpu);
 		ret = diag_trace(r, w);
 	}
 	if (!ret)

@@ -72,14 +72,12 @@ static uint64_t diag_gpu_throttle_mask(void)
 }
 
 /* diag_gpu_xids - see diagnose_gpu.h */
-void diag_gpu_xids(struct diag_result *r, const struct gs_timeline *t,
-		   const struct watch *w)
+void diag_gpu_xids(struct diag_result *r, const struct gs_timeline *t)
 {
 	struct diag_layer_res *L = &r->layer[DIAG_DRIVER];
 	char dev[32];
 	size_t i;
 
-	(void)w;
 	for (i = 0; i < t->nr_xids; i++) {
 		const struct gs_xid *x = &t->xids[i];
 

@@ -147,8 +147,7 @@ struct watch;
  * diag_gpu_xids - NVML's Xids of @t into the driver layer, once each
  * beside the tracepoint's (before the layers are judged)
  */
-void diag_gpu_xids(struct diag_result *r, const struct gs_timeline *t,
-		   const struct watch *w);
+void diag_gpu_xids(struct diag_result *r, const struct gs_timeline *t);
 /* diag_gpu - the GPU side of @r from @t (after the ranking); 0 or -ENOMEM */
 int diag_gpu(struct diag_result *r, const struct gs_timeline *t);
 /* diag_gpu_triage_name - "host", "job", ... */
