@@ -115,6 +115,21 @@ static int bs_pcpu(struct gl_bpf *b, const struct gl_bpf_family *bf,
 	return ret;
 }
 
+/*
+ * bs_walk_max - steps a walk of map @fd may take: a key deleted under
+ * the walk sends get_next_key back to the first, so a map that changes
+ * as it is walked (in-flight stamps) could be walked without end
+ */
+static uint64_t bs_walk_max(int fd)
+{
+	struct bpf_map_info info = { 0 };
+	uint32_t len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 65536;
+	return 2ULL * info.max_entries + 16;
+}
+
 /* bs_keyed - the keyed series of @bf, a key's series all or sparse */
 static int bs_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf,
 		    struct bs_build *bb)
@@ -122,7 +137,7 @@ static int bs_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf,
 	char mname[GL_BPF_NAME];
 	struct gl_bpf_key_hdr *hdr;
 	struct gl_bpf_hist *h;
-	uint64_t key, next, *maxv = NULL, max;
+	uint64_t key, next, *maxv = NULL, max, steps;
 	unsigned char *val;
 	int kfd, mfd, ret = 0;
 	bool first = true;
@@ -144,7 +159,9 @@ static int bs_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf,
 	}
 	hdr = (void *)val;
 	h = (void *)(val + sizeof(*hdr));
-	while (!bpf_map_get_next_key(kfd, first ? NULL : &key, &next)) {
+	steps = bs_walk_max(kfd);
+	while (steps-- &&
+	       !bpf_map_get_next_key(kfd, first ? NULL : &key, &next)) {
 		first = false;
 		key = next;
 		if (bpf_map_lookup_elem(kfd, &key, val))
@@ -202,7 +219,7 @@ static int bs_sweep(struct gl_bpf *b, const struct gl_bpf_family *bf)
 {
 	int fd = gl_bpf_map_fd(b, bf->inflight);
 	int sfd = gl_bpf_map_fd(b, "gl_swept");
-	uint64_t key, next, *stale = NULL, *p, n = 0, now;
+	uint64_t key, next, *stale = NULL, *p, n = 0, now, steps;
 	size_t nr = 0, cap = 0, i;
 	struct gl_bpf_flight v;
 	uint32_t f = bf->id;
@@ -211,7 +228,9 @@ static int bs_sweep(struct gl_bpf *b, const struct gl_bpf_family *bf)
 	if (fd < 0 || sfd < 0)
 		return -ENOENT;
 	now = gl_bpf_now_ns();
-	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+	steps = bs_walk_max(fd);
+	while (steps-- &&
+	       !bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
 		first = false;
 		key = next;
 		if (bpf_map_lookup_elem(fd, &key, &v) ||
@@ -512,8 +531,10 @@ int gl_bpf_snapshot(struct gl_bpf *b, struct gl_snapshot **out, char *err,
 static int bs_zero_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf)
 {
 	char mname[GL_BPF_NAME];
+	struct bpf_map_info info = { 0 };
+	uint32_t len = sizeof(info), n = 0, i;
 	unsigned char *val;
-	uint64_t key, next, *maxv;
+	uint64_t key, next, *maxv, *keys = NULL;
 	int kfd, mfd, ret = 0;
 	bool first = true;
 
@@ -527,18 +548,37 @@ static int bs_zero_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf)
 		ret = !val || !maxv ? -ENOMEM : -ENOENT;
 		goto out;
 	}
-	while (!bpf_map_get_next_key(kfd, first ? NULL : &key, &next)) {
+	/*
+	 * the keys first, then the updates: an update moves its entry to
+	 * the head of its hash bucket, so a walk that updates as it goes
+	 * can meet the same entries again, without end
+	 */
+	if (bpf_obj_get_info_by_fd(kfd, &info, &len)) {
+		ret = -errno;
+		goto out;
+	}
+	keys = calloc(info.max_entries + 1, sizeof(*keys));
+	if (!keys) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	while (n <= info.max_entries &&
+	       !bpf_map_get_next_key(kfd, first ? NULL : &key, &next)) {
 		first = false;
 		key = next;
-		if (bpf_map_lookup_elem(kfd, &key, val))
+		keys[n++] = key;
+	}
+	for (i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(kfd, &keys[i], val))
 			continue;
 		memset(val + sizeof(struct gl_bpf_key_hdr), 0,
 		       bs_keyed_size(bf) - sizeof(struct gl_bpf_key_hdr));
-		if (bpf_map_update_elem(kfd, &key, val, BPF_EXIST) ||
-		    bpf_map_update_elem(mfd, &key, maxv, BPF_ANY))
+		if (bpf_map_update_elem(kfd, &keys[i], val, BPF_EXIST) ||
+		    bpf_map_update_elem(mfd, &keys[i], maxv, BPF_ANY))
 			ret = -errno;
 	}
 out:
+	free(keys);
 	free(val);
 	free(maxv);
 	return ret;
