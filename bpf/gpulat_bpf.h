@@ -87,16 +87,46 @@ struct gl_bpf_flight {
  * Settings the tool writes into the programs' .bss while they run (the
  * skeleton maps it), read on every event.
  */
+/*
+ * Readers of the trace at once, each with a ring buffer of its own in
+ * gl_rings (a BPF ring buffer has one consumer: two readers of one ring
+ * would split its records between them).
+ */
+#define GL_BPF_READERS		4
+
+/*
+ * One reader (a slot of gl_conf.rdr and of gl_rings), set by the tool
+ * under the pin folder's lock: its process and start time (a slot whose
+ * process is gone, or is another by then, is free), the thread that
+ * reads (records about it are left out of every reader's trace and
+ * counted, as the module leaves out its readers' tasks), and its
+ * thresholds (ns by family, ~0: off).  tgid 0: free.
+ */
+struct gl_bpf_reader {
+	__u32 tgid;
+	__u32 pid;
+	__u64 start;		/* /proc/PID/stat starttime, clock ticks */
+	__u64 gate[GPULAT_FAM_MAX];
+};
+
+/* What the trace left out, per CPU (gl_trace_cnt). */
+struct gl_bpf_trace_cnt {
+	__u64 lost[GL_BPF_READERS];	/* no room in that reader's ring */
+	__u64 self_left;		/* about a reader's own thread */
+};
+
 struct gl_bpf_conf {
-	/* outlier threshold, ns by family: ~0 while nobody reads the trace */
+	/*
+	 * outlier threshold, ns by family: the lowest of the readers'
+	 * (rdr[].gate), ~0 while nobody reads the trace
+	 */
 	__u64 gate[GPULAT_FAM_MAX];
 	/*
 	 * GL_KEEPS_*: the per-CPU histories to keep (those of the attached
 	 * families), 0 while nobody reads the trace
 	 */
 	__u32 keep_history;
-	/* the reading tool's process: its own waits are not traced */
-	__u32 self_tgid;
+	__u32 nr_readers;		/* rdr[] slots taken */
 	/* CLOCK_MONOTONIC since when the histories count (older: stale) */
 	__u64 since_ns;
 	/*
@@ -109,8 +139,6 @@ struct gl_bpf_conf {
 	__u64 reset_ns;
 	__u32 generation;
 	__u32 ready;
-	__u32 reader_tgid;
-	__u32 pad;
 	/*
 	 * The cgroup family: the watch set the tool chose (cg_set entries
 	 * of cg_watch, the cgroup2 id and level of each), whether the
@@ -126,6 +154,14 @@ struct gl_bpf_conf {
 	__u32 cg_set;
 	__u32 cg_on;
 	__u32 cg_pad;
+	/*
+	 * Who pinned it (gpulat attach): pid, uid and CLOCK_REALTIME
+	 * seconds; all 0 for a source loaded for one command.
+	 */
+	__u32 attach_pid;
+	__u32 attach_uid;
+	__u64 attach_time;
+	struct gl_bpf_reader rdr[GL_BPF_READERS];
 };
 
 /* The histories (the module's GPULAT_KEEPS_*, kmod/trace.h). */

@@ -25,23 +25,21 @@ __u64 gl_nv_xids;
 /* gl_nv_xid_trace - @ev to the trace, as the module's gpulat_trace_event() */
 static __always_inline void gl_nv_xid_trace(const struct gpulat_event *ev)
 {
-	struct gpulat_rec_event *r;
+	struct gl_bpf_trace_cnt *cnt;
+	struct gpulat_rec_event r;
 	__u32 zero = 0;
-	__u64 *lost;
 
-	r = bpf_ringbuf_reserve(&gl_trace, sizeof(*r), 0);
-	if (!r) {
-		lost = bpf_map_lookup_elem(&gl_trace_lost, &zero);
-		if (lost)
-			(*lost)++;
+	cnt = bpf_map_lookup_elem(&gl_trace_cnt, &zero);
+	if (!cnt)
 		return;
-	}
-	r->hdr.size = sizeof(*r);
-	r->hdr.type = GPULAT_REC_EVENT;
-	r->hdr.cpu = ev->cpu;
-	r->hdr.time_ns = ev->time_ns;
-	__builtin_memcpy(&r->event, ev, sizeof(*ev));
-	bpf_ringbuf_submit(r, 0);
+	__builtin_memset(&r, 0, sizeof(r));
+	r.hdr.size = sizeof(r);
+	r.hdr.type = GPULAT_REC_EVENT;
+	r.hdr.cpu = ev->cpu;
+	r.hdr.time_ns = ev->time_ns;
+	__builtin_memcpy(&r.event, ev, sizeof(*ev));
+	/* every reader, whatever its thresholds */
+	gl_trace_out(cnt, &r, sizeof(r), GPULAT_FAM_NVIDIA, ~0ULL);
 }
 
 /*
@@ -90,7 +88,7 @@ GL_TP(nvidia_dev_xid, gl_nv_xid, const struct pci_dev *pdev, __u32 code)
 	__sync_fetch_and_add(&gl_nv_xids, 1);
 	if (gl_nv_xids > GL_BPF_NR_EVENTS)
 		gl_count(GPULAT_FAM_NVIDIA, GPULAT_NV_XID_LOST);
-	if (gl_conf.reader_tgid)
+	if (gl_conf.nr_readers)
 		gl_nv_xid_trace(&e->ev);
 	return 0;
 }

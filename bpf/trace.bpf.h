@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The outlier trace in BPF: a sample at or over its family's gate goes
- * to one ring buffer as the module's struct gpulat_rec_sample, followed
- * by a copy of its CPU's history (struct gl_bpf_rec).  While the tool
+ * The outlier trace in BPF: a sample at or over its family's gate goes,
+ * as the module's struct gpulat_rec_sample followed by a copy of its
+ * CPU's history (struct gl_bpf_rec), to the ring of each reader whose
+ * own threshold it reaches (every reader gets every record, or a
+ * counted loss).  While the tool
  * reads, the sched, irq and softirq programs keep the module's per-CPU
  * histories (who got the CPU, hard IRQ and softirq time); the tool names
  * who held the CPU from that copy, as the module does in the kernel
@@ -22,18 +24,87 @@ struct {
 	__type(value, struct gl_trace_act);
 } gl_act SEC(".maps");
 
-struct {
+/* A reader's ring; the tool makes one per reader and puts it in gl_rings. */
+struct gl_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, GL_BPF_TRACE_BYTES);
-} gl_trace SEC(".maps");
+};
 
-/* Records the ring buffer had no room for, per CPU (GPULAT_REC_LOST). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, GL_BPF_READERS);
+	__type(key, __u32);
+	__array(values, struct gl_ring);
+} gl_rings SEC(".maps");
+
+/* Records lost per reader, and left out as a reader's own, per CPU. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
-} gl_trace_lost SEC(".maps");
+	__type(value, struct gl_bpf_trace_cnt);
+} gl_trace_cnt SEC(".maps");
+
+/*
+ * A record is made once, here, and copied into each reader's ring: too
+ * large for the stack.  One per nesting level on a CPU (task, softirq,
+ * hard IRQ, NMI), since a program can run on top of another.
+ */
+#define GL_TRACE_NEST		4
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, GL_TRACE_NEST);
+	__type(key, __u32);
+	__type(value, struct gl_bpf_rec);
+} gl_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} gl_nest SEC(".maps");
+
+/*
+ * gl_trace_self - whether @pid is a reader's own thread: counted and left
+ * out of every reader's trace (the module's trace_self_left)
+ */
+static __always_inline bool gl_trace_self(struct gl_bpf_trace_cnt *cnt,
+					  __s32 pid)
+{
+	__u32 i;
+
+	for (i = 0; i < GL_BPF_READERS; i++)
+		if (gl_conf.rdr[i].tgid && (__s32)gl_conf.rdr[i].pid == pid) {
+			cnt->self_left++;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * gl_trace_out - @len bytes at @rec to each reader whose threshold for
+ * @family @latency_ns reaches (~0 for an event, which every reader gets)
+ */
+static __always_inline void gl_trace_out(struct gl_bpf_trace_cnt *cnt,
+					  const void *rec, __u32 len,
+					  __u32 family, __u64 latency_ns)
+{
+	void *ring;
+	__u32 i;
+
+	if (family >= GPULAT_FAM_MAX)
+		return;
+	for (i = 0; i < GL_BPF_READERS; i++) {
+		if (!gl_conf.rdr[i].tgid ||
+		    latency_ns < gl_conf.rdr[i].gate[family])
+			continue;
+		ring = bpf_map_lookup_elem(&gl_rings, &i);
+		if (!ring || bpf_ringbuf_output(ring, (void *)rec, len, 0))
+			cnt->lost[i]++;
+	}
+}
 
 /* How an outlier is recorded (@flags of gl_trace_check()). */
 #define GL_OUT_CPU_WAIT		0x1
@@ -106,24 +177,28 @@ struct gl_out {
 static __noinline void gl_trace_sample(const struct gl_out *o)
 {
 	struct task_struct *task = o->task;
+	struct gl_bpf_trace_cnt *cnt;
 	struct gpulat_rec_sample *s;
 	struct gl_bpf_rec *r;
 	struct gl_trace_act *a;
-	__u32 zero = 0;
-	__u64 *lost;
+	__u32 zero = 0, *nest, d;
 	bool hist;
 
-	if (task && BPF_CORE_READ(task, tgid) == (int)gl_conf.self_tgid)
+	cnt = bpf_map_lookup_elem(&gl_trace_cnt, &zero);
+	nest = bpf_map_lookup_elem(&gl_nest, &zero);
+	if (!cnt || !nest)
 		return;
+	if (task && gl_trace_self(cnt, BPF_CORE_READ(task, pid)))
+		return;
+	d = *nest;
+	if (d >= GL_TRACE_NEST)
+		return;
+	*nest = d + 1;
+	r = bpf_map_lookup_elem(&gl_scratch, &d);
+	if (!r)
+		goto out;
 	a = gl_act_this();
 	hist = (o->flags & GL_OUT_CPU_WAIT) && a && gl_conf.keep_history;
-	r = bpf_ringbuf_reserve(&gl_trace, sizeof(*r), 0);
-	if (!r) {
-		lost = bpf_map_lookup_elem(&gl_trace_lost, &zero);
-		if (lost)
-			(*lost)++;
-		return;
-	}
 	s = &r->s;
 	__builtin_memset(s, 0, sizeof(*s));
 	s->hdr.size = sizeof(*s);
@@ -145,12 +220,15 @@ static __noinline void gl_trace_sample(const struct gl_out *o)
 	}
 	/* the CPU's history as it is now: the tool names the culprits */
 	r->keeps = hist ? gl_conf.keep_history : 0;
+	r->pad = 0;
 	r->since_ns = gl_conf.since_ns;
 	if (hist)
 		bpf_probe_read_kernel(&r->act, sizeof(r->act), a);
 	else
 		__builtin_memset(&r->act, 0, sizeof(r->act.sw_pos) * 4);
-	bpf_ringbuf_submit(r, 0);
+	gl_trace_out(cnt, r, sizeof(*r), o->family, o->latency_ns);
+out:
+	*nest = d;
 }
 
 /*

@@ -591,7 +591,7 @@ static int gpulat_parse_words(int argc, char **argv, struct gpulat_opts *o,
 	src = getenv(GL_SOURCE_ENV);
 	if (src && *src && gl_source_parse(src, &o->source))
 		return cli_error(err, NULL,
-				 "%s=%s: the source is auto, kmod or bpf",
+				 "%s=%s: the source is auto, kmod, bpf or pinned",
 				 GL_SOURCE_ENV, src);
 	/* gpulat --source SOURCE COMMAND ...: the one option before a command */
 	while (argc >= 2 && argv[1] && !strncmp(argv[1], "--source", 8) &&
@@ -599,7 +599,7 @@ static int gpulat_parse_words(int argc, char **argv, struct gpulat_opts *o,
 		src = argv[1][8] == '=' ? argv[1] + 9 : argc >= 3 ? argv[2] : NULL;
 		if (!src || gl_source_parse(src, &o->source))
 			return cli_error(err, NULL,
-					 "--source %s: the source is auto, kmod or bpf",
+					 "--source %s: the source is auto, kmod, bpf or pinned",
 					 src ? src : "(missing)");
 		shift = argv[1][8] == '=' ? 1 : 2;
 		argc -= shift;

@@ -27,7 +27,11 @@ for t in "${tests[@]}"; do
 	fi
 	echo "# $name"
 	out=$(mktemp)
-	if bash "$t" | tee "$out"; [[ ${PIPESTATUS[0]} -eq 0 ]]; then
+	# each in a bpffs of its own: no test reads or changes the host's
+	# pins, nor another test's (Documentation/testing.rst)
+	if unshare -m --propagation private bash -c \
+		'mount -t bpf bpf /sys/fs/bpf && exec bash "$0"' "$t" |
+		tee "$out"; [[ ${PIPESTATUS[0]} -eq 0 ]]; then
 		# a check this machine could not make is a skip, never a pass
 		n=$(grep -cE '^(not )?ok [0-9]' "$out")
 		k=$(grep -cE '^ok [0-9]+ .*# SKIP' "$out")

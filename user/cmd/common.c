@@ -15,13 +15,48 @@
  * gpulat_source_open - the source @o names (--source, GPULAT_SOURCE; auto
  * by default) and its ABI; 0, or -errno after the reason on @err
  */
+/*
+ * cmd_families - what a BPF source of the command's own attaches: hist's
+ * families (net with the softirq vectors it shows); 0, all, for the rest
+ */
+static uint64_t cmd_families(const struct gpulat_opts *o)
+{
+	uint64_t f = o->families;
+
+	if (o->cmd != GPULAT_CMD_HIST || !f)
+		return 0;
+	if (f & (1ULL << GPULAT_FAM_NET))
+		f |= 1ULL << GPULAT_FAM_SOFTIRQ;
+	return f;
+}
+
+/*
+ * cmd_own - whether the command changes what other users of a pinned
+ * source share (thresholds, the cgroup watch set): under auto it takes
+ * a BPF source of its own
+ */
+static bool cmd_own(const struct gpulat_opts *o)
+{
+	return o->cmd == GPULAT_CMD_DRILL || o->cmd == GPULAT_CMD_WATCH_CGROUP ||
+	       (o->cmd == GPULAT_CMD_HIST && o->cgroup);
+}
+
 int gpulat_source_open(const struct gpulat_opts *o, struct gl_source **src,
 		       uint32_t *major, uint32_t *minor, FILE *err)
 {
-	char msg[1024];
+	char msg[1024], note[1024];
+	struct gl_source_req rq = {
+		.kind = o->source,
+		.own = cmd_own(o),
+		.families = cmd_families(o),
+		.note = note,
+		.notelen = sizeof(note),
+	};
 	int ret = 0;
 
-	*src = gl_source_open(o->source, &ret, msg, sizeof(msg));
+	*src = gl_source_open_req(&rq, &ret, msg, sizeof(msg));
+	if (note[0])
+		fprintf(err, "gpulat: %s\n", note);
 	if (!*src) {
 		fprintf(err, "gpulat: %s\n", msg);
 		return ret ? ret : -EIO;

@@ -4,6 +4,7 @@
  * report as text or JSON, and the exit status scripts keep.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "drill.h"
@@ -42,9 +43,11 @@ static const char usage_drill[] =
 static int drill_cmd_run(const struct gpulat_opts *o)
 {
 	struct gl_source *src = NULL;
+	uint32_t major, minor;
 	struct drill d;
-	char msg[512];
-	int ret = 0;
+	char *msg = NULL, *why;
+	size_t len = 0;
+	FILE *m;
 
 	memset(&d, 0, sizeof(d));
 	d.kind = o->drill;
@@ -53,9 +56,28 @@ static int drill_cmd_run(const struct gpulat_opts *o)
 	d.force = o->force;
 	d.json = o->json;
 	if (!drill_check(&d)) {
-		src = gl_source_open(o->source, &ret, msg, sizeof(msg));
-		if (!src)
-			drill_set(&d, DRILL_SKIP, "no source: %s", msg);
+		m = open_memstream(&msg, &len);
+		if (gpulat_source_open(o, &src, &major, &minor,
+				       m ? m : stderr)) {
+			if (m)
+				fclose(m);
+			m = NULL;
+			/* the reason is its last line, without "gpulat: " */
+			why = msg ? msg : "";
+			len = strlen(why);
+			while (len && why[len - 1] == '\n')
+				why[--len] = '\0';
+			if (strrchr(why, '\n'))
+				why = strrchr(why, '\n') + 1;
+			if (!strncmp(why, "gpulat: ", 8))
+				why += 8;
+			drill_set(&d, DRILL_SKIP, "no source: %s", why);
+		}
+		if (m) {
+			fclose(m);
+			fputs(msg ? msg : "", stderr);	/* auto's note */
+		}
+		free(msg);
 	}
 	if (src) {
 		if (!o->json)

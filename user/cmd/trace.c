@@ -126,6 +126,8 @@ int trace_run(const struct gpulat_opts *o)
 	uint32_t major, minor;
 	size_t f;
 	struct gl_source *src;
+	uint64_t self0 = 0, self1 = 0;
+	bool have_self;
 	int ret;
 
 	every = gs_interval(o->has_gpu_interval ? o->gpu_interval_s : -1,
@@ -152,6 +154,7 @@ int trace_run(const struct gpulat_opts *o)
 	/* NVML's Xids, for drivers without the tracepoint; no GPU polled */
 	if (every > 0 && !tn_start(&t.nvml, trace_out_nvml, &t))
 		watch_set_tick(trace_tick, &t);
+	have_self = !gl_source_trace_self_left(src, &self0);
 	ret = watch_run(src, o->has_duration ? o->duration_s : 0, 0, false,
 			o->thresholds, o->thresholds_set, &w, trace_out_rec,
 			&t, stderr);
@@ -172,6 +175,11 @@ int trace_run(const struct gpulat_opts *o)
 			fputc('\n', stderr);
 			trace_nvml_summary(&t, &tl);
 		}
+		/* stderr in both forms: not part of the JSON stream */
+		if (have_self && !gl_source_trace_self_left(src, &self1))
+			fprintf(stderr,
+				"gpulat: %" PRIu64 " records about the trace's own readers left out of every reader's trace (trace_self_left)\n",
+				self1 - self0);
 		watch_free(&w);
 	} else {
 		ret = GPULAT_EXIT_ERROR;	/* watch_run() said why */

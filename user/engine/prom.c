@@ -491,6 +491,9 @@ static void prom_self(FILE *f, const struct prom_state *p)
 				    sizeof(p->xids[i].gpu)), v,
 			p->xids[i].n);
 	}
+	prom_scalar(f, "gpulat_trace_records_total", "counter",
+		    "Outlier records (samples at or over a threshold) the daemon read",
+		    p->trace_records);
 	prom_scalar(f, "gpulat_trace_lost_total", "counter",
 		    "Outlier records lost before the daemon read them",
 		    p->trace_lost);

@@ -66,6 +66,7 @@ struct prom_state {
 	uint64_t xid_from_ns;
 	/* the daemon's own counters, kept by its loop */
 	uint64_t trace_lost, snapshot_errors;
+	uint64_t trace_records;		/* sample records the daemon read */
 	uint64_t flight_bundles, flight_suppressed;
 	uint64_t flight_triggers[PROM_NR_CAUSES];
 	double last_snapshot_unix;	/* 0: none yet */

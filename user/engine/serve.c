@@ -169,6 +169,8 @@ static void serve_on_rec(const struct gl_trace_rec *r, void *arg)
 
 	if (r->type == GPULAT_REC_LOST)
 		sv->p.trace_lost += r->u.lost.lost;
+	if (r->type == GPULAT_REC_SAMPLE)
+		sv->p.trace_records++;
 	if (!sv->flight_on)
 		return;
 	cause = flight_add_rec(&sv->fl, r);

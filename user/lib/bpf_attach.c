@@ -55,13 +55,13 @@ static void bs_detach_tp(struct gl_bpf_tpst *t)
 }
 
 /* gl_bpf_pin_path - where @name is pinned; bpffs refuses dots in names */
-void gl_bpf_pin_path(char *buf, size_t len, const char *kind,
-			const char *name)
+void gl_bpf_pin_path(const struct gl_bpf *b, char *buf, size_t len,
+		     const char *kind, const char *name)
 {
 	char *p;
 	int n;
 
-	n = snprintf(buf, len, "%s/%s/", GL_BPF_PIN_DIR, kind);
+	n = snprintf(buf, len, "%s/%s/", b->pin_dir, kind);
 	snprintf(buf + n, len - n, "%s", name);
 	for (p = buf + n; *p; p++)
 		if (*p == '.')
@@ -131,6 +131,29 @@ static void bs_family_ops(struct gl_bpf *b, uint32_t f, bool before)
 }
 
 /*
+ * gl_bpf_family_wanted - @f was asked for, or a family asked for files
+ * its samples from @f's programs (the cgroup family rides on others')
+ */
+bool gl_bpf_family_wanted(const struct gl_bpf *b, uint32_t f)
+{
+	const struct gl_bpf_family *bf;
+	uint32_t g;
+	unsigned int i;
+
+	if (!b->want || (f < 64 && (b->want & (1ULL << f))))
+		return true;
+	for (g = 1; g < GPULAT_FAM_MAX && g < 64; g++) {
+		bf = gl_bpf_family(g);
+		if (!bf || !(b->want & (1ULL << g)))
+			continue;
+		for (i = 0; i < bf->nr_rides; i++)
+			if (bf->rides[i].family == f)
+				return true;
+	}
+	return false;
+}
+
+/*
  * gl_bpf_family_on - attach a family's programs, in its order; on a failure
  * the ones attached are detached again (the family is off, failed)
  */
@@ -149,7 +172,7 @@ int gl_bpf_family_on(struct gl_bpf *b, uint32_t f)
 			continue;
 		ret = bs_attach_tp(b, f, i);
 		if (!ret && b->pinned) {
-			gl_bpf_pin_path(path, sizeof(path), "links",
+			gl_bpf_pin_path(b, path, sizeof(path), "links",
 				    gl_bpf_prog_name(name, sizeof(name), f, i,
 						 t->raw));
 			if (bpf_obj_pin(t->link_fd, path))
@@ -162,7 +185,7 @@ int gl_bpf_family_on(struct gl_bpf *b, uint32_t f)
 			while (i--) {
 				bs_detach_tp(&b->tp[f][i]);
 				if (b->pinned) {
-					gl_bpf_pin_path(path, sizeof(path), "links",
+					gl_bpf_pin_path(b, path, sizeof(path), "links",
 						    gl_bpf_prog_name(name, sizeof(name),
 								 f, i,
 								 b->tp[f][i].raw));
@@ -190,7 +213,7 @@ static void bs_family_off(struct gl_bpf *b, uint32_t f)
 		if (t->link_fd < 0)
 			continue;
 		if (b->pinned) {
-			gl_bpf_pin_path(path, sizeof(path), "links",
+			gl_bpf_pin_path(b, path, sizeof(path), "links",
 				    gl_bpf_prog_name(name, sizeof(name), f, i,
 						 t->raw));
 			unlink(path);

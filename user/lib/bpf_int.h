@@ -31,7 +31,8 @@ struct gl_bpf_tpst {
 
 struct gl_bpf {
 	struct gpulat_bpf *skel;	/* loaded by this process; NULL: pinned */
-	bool pinned;			/* opened from GL_BPF_PIN_DIR */
+	bool pinned;			/* opened from (or pinned in) pin_dir */
+	char pin_dir[128];		/* GL_BPF_PIN_DIR; a temporary while pinned */
 	struct {
 		char name[GL_BPF_NAME];
 		int fd;
@@ -39,12 +40,20 @@ struct gl_bpf {
 	unsigned int nr_maps;
 	struct gl_bpf_tpst tp[GPULAT_FAM_MAX][GL_BPF_NR_TPS];
 	int iter_fd[GPULAT_FAM_MAX];	/* a family's iter_prog; -1: none */
+	uint64_t want;			/* families to attach (1 << id); 0: all */
 	unsigned int ncpus;		/* possible CPUs: per-CPU values */
 	int data_fd;			/* the .data map (struct gl_bpf_conf) */
 	size_t data_size, conf_off;
-	/* the trace */
+	int lock_fd;			/* pin_dir, flock()ed; -1: none */
+	unsigned int lock_depth;
+	/* this process's thresholds (thr_set: 1 << family), not shared */
+	uint64_t thr[GPULAT_FAM_MAX];
+	uint64_t thr_set;
+	/* the trace: this reader's slot of gl_conf.rdr and gl_rings */
 	struct ring_buffer *rb;
 	bool reader;
+	int slot;			/* -1: none */
+	int ring_fd;			/* its ring buffer; -1: none */
 	unsigned char *stage;		/* records fetched, not yet returned */
 	size_t stage_len, stage_off, stage_cap;
 	uint64_t *lost_seen;		/* per CPU */
@@ -55,6 +64,14 @@ int gl_bpf_map_fd(const struct gl_bpf *b, const char *name);
 int gl_bpf_conf_get(const struct gl_bpf *b, struct gl_bpf_conf *c);
 int gl_bpf_conf_put(struct gl_bpf *b, const struct gl_bpf_conf *c);
 uint64_t gl_bpf_now_ns(void);
+/* gl_bpf_alloc - an empty source (no fds), its pins at GL_BPF_PIN_DIR */
+struct gl_bpf *gl_bpf_alloc(void);
+/* gl_bpf_conf_init - the settings' defaults, unless made already */
+int gl_bpf_conf_init(struct gl_bpf *b);
+
+/* bpf_pin.c */
+int gl_bpf_open_pinned(struct gl_bpf *b, char *err, size_t errlen);
+void gl_bpf_pin_sweep(void);
 /* gl_bpf_cgroup_switch - the cgroup family on or off (in the settings) */
 int gl_bpf_cgroup_switch(struct gl_bpf *b, bool on);
 
@@ -70,15 +87,27 @@ int gl_bpf_collect(struct gl_bpf *b);
 
 /* bpf_attach.c */
 /* gl_bpf_pin_path - where @name of @kind (maps, progs, links) is pinned */
-void gl_bpf_pin_path(char *buf, size_t len, const char *kind,
-		     const char *name);
+void gl_bpf_pin_path(const struct gl_bpf *b, char *buf, size_t len,
+		     const char *kind, const char *name);
 /* gl_bpf_prog_name - the program of tracepoint @i of family @f */
 const char *gl_bpf_prog_name(char *buf, size_t len, uint32_t f,
 			     unsigned int i, bool raw);
+/* gl_bpf_family_wanted - whether @b attaches family @f */
+bool gl_bpf_family_wanted(const struct gl_bpf *b, uint32_t f);
 /* gl_bpf_family_on - attach family @f's programs; undone on a failure */
 int gl_bpf_family_on(struct gl_bpf *b, uint32_t f);
 
+/*
+ * gl_bpf_lock - serialise changes of the settings between the processes
+ * that share a pinned source (flock() on its folder); nests; nothing
+ * for a source of one process's own
+ */
+void gl_bpf_lock(struct gl_bpf *b);
+void gl_bpf_unlock(struct gl_bpf *b);
+
 /* bpf_trace.c */
 void gl_bpf_trace_close(struct gl_bpf *b);
+void gl_bpf_readers_fix(struct gl_bpf *b, struct gl_bpf_conf *c);
+int gl_bpf_reader_gates(struct gl_bpf *b);
 
 #endif /* _GPULAT_USER_BPF_INT_H */

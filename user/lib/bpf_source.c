@@ -9,13 +9,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/file.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -51,8 +50,8 @@ static const struct {
 
 /* tests/bpf/test_pin.sh reads the settings with bpftool, there. */
 _Static_assert(offsetof(struct gpulat_bpf__data, gl_conf) == 0 &&
-	       offsetof(struct gl_bpf_conf, reader_tgid) == 176,
-	       "the settings lead .data, reader_tgid at byte 176");
+	       offsetof(struct gl_bpf_conf, nr_readers) == 76,
+	       "the settings lead .data, nr_readers at byte 76");
 
 uint64_t gl_bpf_now_ns(void)
 {
@@ -109,22 +108,7 @@ int gl_bpf_conf_put(struct gl_bpf *b, const struct gl_bpf_conf *c)
 
 /* --- Set up, pinned or for this process ---------------------------------- */
 
-/*
- * bs_map_fits - whether pinned map @fd has @map's key and value sizes
- * (the entries may differ: the loader sizes some maps by CPU)
- */
-static bool bs_map_fits(int fd, const struct bpf_map *map)
-{
-	struct bpf_map_info info = { };
-	uint32_t len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return false;
-	return info.key_size == bpf_map__key_size(map) &&
-	       info.value_size == bpf_map__value_size(map);
-}
-
-static int bs_conf_init(struct gl_bpf *b)
+int gl_bpf_conf_init(struct gl_bpf *b)
 {
 	struct gl_bpf_conf c;
 	uint32_t f;
@@ -143,7 +127,7 @@ static int bs_conf_init(struct gl_bpf *b)
 	return gl_bpf_conf_put(b, &c);
 }
 
-static struct gl_bpf *bs_alloc(void)
+struct gl_bpf *gl_bpf_alloc(void)
 {
 	struct gl_bpf *b = calloc(1, sizeof(*b));
 	uint32_t f;
@@ -158,124 +142,49 @@ static struct gl_bpf *bs_alloc(void)
 		b->iter_fd[f] = -1;
 	}
 	b->data_fd = -1;
+	b->lock_fd = -1;
+	b->slot = -1;
+	b->ring_fd = -1;
 	n = libbpf_num_possible_cpus();
 	b->ncpus = n > 0 ? n : 1;
 	b->conf_off = offsetof(struct gpulat_bpf__data, gl_conf);
 	b->data_size = sizeof(struct gpulat_bpf__data);
+	snprintf(b->pin_dir, sizeof(b->pin_dir), "%s", GL_BPF_PIN_DIR);
 	return b;
 }
 
-/* bs_open_pinned - the maps and programs GL_BPF_PIN_DIR holds */
-static int bs_open_pinned(struct gl_bpf *b, char *err, size_t errlen)
+void gl_bpf_lock(struct gl_bpf *b)
 {
-	const struct gl_bpf_family *bf;
-	struct gpulat_bpf *skel;
-	struct bpf_map *map;
-	char path[256], name[GL_BPF_NAME];
-	uint32_t f;
-	unsigned int i;
-	int fd;
+	if (b->lock_fd >= 0 && !b->lock_depth++)
+		while (flock(b->lock_fd, LOCK_EX) && errno == EINTR)
+			;
+}
 
-	/* the names, from the skeleton, without loading it */
-	skel = gl_bpf_skel_open();
-	if (!skel)
-		return -errno;
-	b->pinned = true;
-	bpf_object__for_each_map(map, skel->obj) {
-		gl_bpf_pin_path(path, sizeof(path), "maps", bpf_map__name(map));
-		fd = bpf_obj_get(path);
-		if (fd < 0 || b->nr_maps >= GL_BPF_MAX_MAPS) {
-			gl_set_err(err, errlen,
-				   "%s: %s: the pinned BPF source is not this gpulat's (run gpulat detach, then gpulat attach)",
-				   path, strerror(errno));
-			gpulat_bpf__destroy(skel);
-			return -ENOENT;
-		}
-		if (!bs_map_fits(fd, map)) {
-			/* another build's layout: reading it would overrun */
-			gl_set_err(err, errlen,
-				   "%s: the pinned BPF source comes from another build of gpulat (its layout differs; run gpulat detach, then gpulat attach)",
-				   path);
-			close(fd);
-			gpulat_bpf__destroy(skel);
-			return -ENOENT;
-		}
-		if (map == skel->maps.data)
-			b->data_fd = fd;
-		snprintf(b->maps[b->nr_maps].name, GL_BPF_NAME, "%s",
-			 bpf_map__name(map));
-		b->maps[b->nr_maps++].fd = fd;
-	}
-	gpulat_bpf__destroy(skel);
-	for (f = 1; f < GPULAT_FAM_MAX; f++) {
-		bf = gl_bpf_family(f);
-		for (i = 0; bf && i < bf->nr_tps; i++) {
-			struct gl_bpf_tpst *t = &b->tp[f][i];
-			int raw;
-
-			t->state = GPULAT_PROBE_MISSING;
-			for (raw = 0; raw < 2; raw++) {
-				gl_bpf_pin_path(path, sizeof(path), "progs",
-					    gl_bpf_prog_name(name, sizeof(name), f,
-							 i, raw));
-				fd = bpf_obj_get(path);
-				if (fd < 0)
-					continue;
-				t->prog_fd = fd;
-				t->raw = raw;
-				t->state = GPULAT_PROBE_DISABLED;
-				gl_bpf_pin_path(path, sizeof(path), "links", name);
-				t->link_fd = bpf_obj_get(path);
-				if (t->link_fd >= 0)
-					t->state = GPULAT_PROBE_ATTACHED;
-				else
-					t->link_fd = -1;
-				break;
-			}
-		}
-		if (bf && bf->iter_prog) {
-			gl_bpf_pin_path(path, sizeof(path), "progs", bf->iter_prog);
-			fd = bpf_obj_get(path);
-			b->iter_fd[f] = fd >= 0 ? fd : -1;
-		}
-	}
-	return 0;
+void gl_bpf_unlock(struct gl_bpf *b)
+{
+	if (b->lock_fd >= 0 && b->lock_depth && !--b->lock_depth)
+		flock(b->lock_fd, LOCK_UN);
 }
 
 /*
- * bs_stale_reader - a reader of the pinned trace that died without
- * closing the gates (SIGKILL) left the probes writing records nobody
- * fetches: close them
+ * bs_stale_readers - readers of the pinned trace that died without
+ * giving their slot back (SIGKILL) left the probes writing records
+ * nobody fetches: free their slots
  */
-static void bs_stale_reader(struct gl_bpf *b)
+static void bs_stale_readers(struct gl_bpf *b)
 {
 	struct gl_bpf_conf c;
-	char path[64];
-	uint32_t f;
 
-	if (gl_bpf_conf_get(b, &c) || !c.reader_tgid)
-		return;
-	snprintf(path, sizeof(path), "/proc/%u", c.reader_tgid);
-	if (!access(path, F_OK))
-		return;
-	for (f = 0; f < GPULAT_FAM_MAX; f++)
-		c.gate[f] = ~0ULL;
-	c.keep_history = 0;
-	c.reader_tgid = 0;
-	gl_bpf_conf_put(b, &c);
+	gl_bpf_lock(b);
+	if (!gl_bpf_conf_get(b, &c) && c.nr_readers) {
+		gl_bpf_readers_fix(b, &c);
+		gl_bpf_conf_put(b, &c);
+	}
+	gl_bpf_unlock(b);
 }
 
-bool gl_bpf_pinned(void)
-{
-	char path[256];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/maps", GL_BPF_PIN_DIR);
-	return !stat(path, &st);
-}
-
-struct gl_bpf *gl_bpf_open(bool pinned_only, int *ret, char *err,
-			   size_t errlen)
+struct gl_bpf *gl_bpf_open(enum gl_bpf_mode mode, uint64_t families,
+			   int *ret, char *err, size_t errlen)
 {
 	struct gl_bpf *b;
 	uint32_t f;
@@ -284,28 +193,29 @@ struct gl_bpf *gl_bpf_open(bool pinned_only, int *ret, char *err,
 	*ret = gl_bpf_precheck(err, errlen);
 	if (*ret)
 		return NULL;
-	b = bs_alloc();
+	b = gl_bpf_alloc();
 	if (!b) {
 		*ret = -ENOMEM;
 		gl_set_err(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (gl_bpf_pinned()) {
-		*ret = bs_open_pinned(b, err, errlen);
+	if (mode == GL_BPF_PINNED) {
+		gl_bpf_pin_sweep();
+		*ret = gl_bpf_open_pinned(b, err, errlen);
+		if (*ret == -ENOENT && err && !err[0])
+			gl_set_err(err, errlen, "no BPF source is pinned in %s",
+				   GL_BPF_PIN_DIR);
 		if (!*ret)
-			bs_stale_reader(b);
-	} else if (pinned_only) {
-		*ret = -ENOENT;
-		gl_set_err(err, errlen, "no BPF source is pinned in %s",
-			   GL_BPF_PIN_DIR);
+			bs_stale_readers(b);
 	} else {
+		b->want = families;
 		*ret = gl_bpf_load(b, err, errlen);
 		if (!*ret)
 			*ret = gl_bpf_collect(b);
 		if (!*ret)
-			*ret = bs_conf_init(b);
+			*ret = gl_bpf_conf_init(b);
 		for (f = 1; !*ret && f < GPULAT_FAM_MAX; f++)
-			if (gl_bpf_family(f))
+			if (gl_bpf_family(f) && gl_bpf_family_wanted(b, f))
 				gl_bpf_family_on(b, f);
 	}
 	if (*ret) {
@@ -339,8 +249,15 @@ void gl_bpf_close(struct gl_bpf *b)
 	if (b->pinned)
 		for (i = 0; i < b->nr_maps; i++)
 			close(b->maps[i].fd);
+	if (b->lock_fd >= 0)
+		close(b->lock_fd);
 	gpulat_bpf__destroy(b->skel);
 	free(b);
+}
+
+bool gl_bpf_is_pinned(const struct gl_bpf *b)
+{
+	return b->pinned;
 }
 
 bool gl_bpf_fresh(const struct gl_bpf *b)
@@ -350,14 +267,21 @@ bool gl_bpf_fresh(const struct gl_bpf *b)
 
 const char *gl_bpf_describe(const struct gl_bpf *b, char *buf, size_t len)
 {
+	char by[128];
+
 	if (b->pinned)
-		snprintf(buf, len, "BPF, pinned in %s (gpulat attach)",
-			 GL_BPF_PIN_DIR);
+		snprintf(buf, len, "BPF, pinned in %s by %s", b->pin_dir,
+			 gl_bpf_attached_by(b, by, sizeof(by)));
 	else
 		snprintf(buf, len, "BPF, loaded for this command");
 	return buf;
 }
 
+/*
+ * gl_bpf_threshold - this process's outlier threshold of @family: its
+ * own, set here, or the source's default; never one other users of a
+ * pinned source share (each reader has its own gates)
+ */
 int gl_bpf_threshold(struct gl_bpf *b, uint32_t family, bool set,
 		     uint64_t *ns)
 {
@@ -366,164 +290,19 @@ int gl_bpf_threshold(struct gl_bpf *b, uint32_t family, bool set,
 
 	if (!family || family >= GPULAT_FAM_MAX)
 		return -ENOENT;
+	if (set) {
+		b->thr[family] = *ns;
+		b->thr_set |= 1ULL << family;
+		return gl_bpf_reader_gates(b);
+	}
+	if (b->thr_set & (1ULL << family)) {
+		*ns = b->thr[family];
+		return 0;
+	}
 	ret = gl_bpf_conf_get(b, &c);
 	if (ret)
 		return ret;
-	if (set) {
-		c.threshold[family] = *ns;
-		if (b->reader)
-			c.gate[family] = *ns ? *ns : ~0ULL;
-		ret = gl_bpf_conf_put(b, &c);
-		if (ret)
-			return ret;
-	}
 	*ns = c.threshold[family];
-	return 0;
-}
-
-/* --- Pins --------------------------------------------------------------- */
-
-#define BS_BPFFS		"/sys/fs/bpf"
-#define BS_BPF_FS_MAGIC		0xcafe4a11
-
-/* bs_mkdirs - the pin folders, on bpffs (mounted first if not, as bpftool does) */
-static int bs_mkdirs(void)
-{
-	static const char *const sub[] = { "", "/maps", "/progs", "/links" };
-	struct statfs fs;
-	char path[256];
-	unsigned int i;
-
-	if (statfs(BS_BPFFS, &fs) || fs.f_type != BS_BPF_FS_MAGIC) {
-		if (mount("bpf", BS_BPFFS, "bpf", 0, "mode=0700"))
-			return -errno;
-	}
-
-	for (i = 0; i < ARRAY_SIZE(sub); i++) {
-		snprintf(path, sizeof(path), "%s%s", GL_BPF_PIN_DIR, sub[i]);
-		if (mkdir(path, 0700) && errno != EEXIST)
-			return -errno;
-	}
-	return 0;
-}
-
-int gl_bpf_pin(char *err, size_t errlen)
-{
-	char path[256], name[GL_BPF_NAME];
-	struct gl_bpf *b;
-	struct bpf_map *map;
-	uint32_t f;
-	unsigned int i;
-	int ret;
-
-	if (gl_bpf_pinned()) {
-		gl_set_err(err, errlen, "the BPF source is already pinned in %s",
-			   GL_BPF_PIN_DIR);
-		return -EEXIST;
-	}
-	gl_bpf_log_init();
-	ret = gl_bpf_precheck(err, errlen);
-	if (ret)
-		return ret;
-	ret = bs_mkdirs();
-	if (ret) {
-		gl_set_err(err, errlen,
-			   "%s: %s (is bpffs mounted on /sys/fs/bpf?)",
-			   GL_BPF_PIN_DIR, strerror(-ret));
-		return ret;
-	}
-	b = bs_alloc();
-	if (!b)
-		return -ENOMEM;
-	ret = gl_bpf_load(b, err, errlen);
-	if (!ret)
-		ret = gl_bpf_collect(b);
-	if (!ret)
-		ret = bs_conf_init(b);
-	/* programs first, then the maps: a half-made pin has no maps/ */
-	for (f = 1; !ret && f < GPULAT_FAM_MAX; f++)
-		for (i = 0; gl_bpf_family(f) && i < gl_bpf_family(f)->nr_tps;
-		     i++) {
-			struct gl_bpf_tpst *t = &b->tp[f][i];
-
-			if (t->prog_fd < 0)
-				continue;
-			gl_bpf_pin_path(path, sizeof(path), "progs",
-				    gl_bpf_prog_name(name, sizeof(name), f, i,
-						 t->raw));
-			if (bpf_obj_pin(t->prog_fd, path)) {
-				ret = -errno;
-				gl_set_err(err, errlen, "%s: %s", path,
-					   strerror(errno));
-			}
-		}
-	for (f = 1; !ret && f < GPULAT_FAM_MAX; f++) {
-		if (b->iter_fd[f] < 0)
-			continue;
-		gl_bpf_pin_path(path, sizeof(path), "progs",
-			    gl_bpf_family(f)->iter_prog);
-		if (bpf_obj_pin(b->iter_fd[f], path)) {
-			ret = -errno;
-			gl_set_err(err, errlen, "%s: %s", path,
-				   strerror(errno));
-		}
-	}
-	b->pinned = true;
-	for (f = 1; !ret && f < GPULAT_FAM_MAX; f++)
-		if (gl_bpf_family(f))
-			gl_bpf_family_on(b, f);
-	if (!ret) {
-		bpf_object__for_each_map(map, b->skel->obj) {
-			gl_bpf_pin_path(path, sizeof(path), "maps",
-				    bpf_map__name(map));
-			if (bpf_map__pin(map, path)) {
-				ret = -errno;
-				gl_set_err(err, errlen, "%s: %s", path,
-					   strerror(errno));
-				break;
-			}
-		}
-	}
-	b->pinned = false;	/* the fds are the skeleton's */
-	gl_bpf_close(b);
-	if (ret)
-		gl_bpf_unpin(NULL, 0);
-	return ret;
-}
-
-static void bs_rm_dir(const char *sub)
-{
-	char pattern[256];
-	glob_t g;
-	size_t i;
-
-	snprintf(pattern, sizeof(pattern), "%s/%s/*", GL_BPF_PIN_DIR, sub);
-	if (!glob(pattern, GLOB_NOSORT, NULL, &g))
-		for (i = 0; i < g.gl_pathc; i++)
-			unlink(g.gl_pathv[i]);
-	globfree(&g);
-	snprintf(pattern, sizeof(pattern), "%s/%s", GL_BPF_PIN_DIR, sub);
-	rmdir(pattern);
-}
-
-int gl_bpf_unpin(char *err, size_t errlen)
-{
-	struct stat st;
-
-	if (stat(GL_BPF_PIN_DIR, &st)) {
-		gl_set_err(err, errlen, "no BPF source is pinned in %s",
-			   GL_BPF_PIN_DIR);
-		return -ENOENT;
-	}
-	/* maps first: a half-removed pin is not taken for a source */
-	bs_rm_dir("maps");
-	bs_rm_dir("links");
-	bs_rm_dir("progs");
-	if (rmdir(GL_BPF_PIN_DIR)) {
-		gl_set_err(err, errlen, "%s: %s", GL_BPF_PIN_DIR,
-			   strerror(errno));
-		return -errno;
-	}
 	return 0;
 }
 

@@ -11,12 +11,17 @@
 struct gl_snapshot;
 struct gl_bpf;
 
+enum gl_bpf_mode {
+	GL_BPF_PRIVATE,		/* loaded and attached for this process */
+	GL_BPF_PINNED,		/* the one gpulat attach pinned */
+};
+
 /*
- * gl_bpf_open - the pinned source when there is one (@pinned_only: only
- * that), else load and attach the programs for this process
+ * gl_bpf_open - the source @mode names; a private one attaches the
+ * families of @families (bit 1 << family id; 0: all)
  */
-struct gl_bpf *gl_bpf_open(bool pinned_only, int *ret, char *err,
-			   size_t errlen);
+struct gl_bpf *gl_bpf_open(enum gl_bpf_mode mode, uint64_t families,
+			   int *ret, char *err, size_t errlen);
 void gl_bpf_close(struct gl_bpf *b);
 bool gl_bpf_fresh(const struct gl_bpf *b);
 const char *gl_bpf_describe(const struct gl_bpf *b, char *buf, size_t len);
@@ -33,8 +38,17 @@ int gl_bpf_cgroup_get(struct gl_bpf *b, uint64_t *ids, unsigned int *n);
 int gl_bpf_poll_fd(struct gl_bpf *b);
 ssize_t gl_bpf_trace_read(struct gl_bpf *b, void *buf, size_t len);
 bool gl_bpf_trace_pending(struct gl_bpf *b);
+/*
+ * gl_bpf_trace_self_left - records about a reader's own thread, left out
+ * of every reader's trace, since load (trace_self_left)
+ */
+int gl_bpf_trace_self_left(struct gl_bpf *b, uint64_t *n);
 int gl_bpf_pin(char *err, size_t errlen);
 int gl_bpf_unpin(char *err, size_t errlen);
 bool gl_bpf_pinned(void);
+/* gl_bpf_attached_by - who pinned @b: "gpulat attach (pid P, uid U, at T)" */
+const char *gl_bpf_attached_by(const struct gl_bpf *b, char *buf,
+			       size_t len);
+bool gl_bpf_is_pinned(const struct gl_bpf *b);
 
 #endif /* _GPULAT_USER_BPF_SOURCE_H */

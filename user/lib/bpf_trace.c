@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libgpulat: the BPF source's outlier trace.  The programs write the
- * module's records (struct gpulat_rec_sample) into one ring buffer; the
- * first poll or read makes this process the reader: it opens the gates
- * (the thresholds) and the histories, and closes them when done.  What
+ * module's records (struct gpulat_rec_sample) into the ring buffer of
+ * each reader (GL_BPF_READERS at once); the first poll or read makes
+ * this process a reader: it takes a slot, makes its ring, opens its
+ * gates (its thresholds) and the histories, and gives them back when
+ * done; a killed reader's slot is freed by the next one.  What
  * BPF left out is filled in here: who held the CPU of a wait, from the
  * copy of its CPU's history each record carries (the module's walk,
  * too long for the verifier), the culprits' comm and tgid (from /proc,
@@ -11,6 +13,7 @@
  * records the ring buffer had no room for.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,16 +237,41 @@ static int bs_on_rec(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/* bs_cnt - this reader's losses per CPU into @lost, self_left summed; 0 or -errno */
+static int bs_cnt(struct gl_bpf *b, uint64_t *lost, uint64_t *self_left)
+{
+	int fd = gl_bpf_map_fd(b, "gl_trace_cnt");
+	struct gl_bpf_trace_cnt *v;
+	uint32_t zero = 0, cpu;
+
+	if (fd < 0)
+		return -ENOENT;
+	v = calloc(b->ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, &zero, v)) {
+		free(v);
+		return -errno;
+	}
+	*self_left = 0;
+	for (cpu = 0; cpu < b->ncpus; cpu++) {
+		if (lost && b->slot >= 0)
+			lost[cpu] = v[cpu].lost[b->slot];
+		*self_left += v[cpu].self_left;
+	}
+	free(v);
+	return 0;
+}
+
 /* bs_lost - a GPULAT_REC_LOST record per CPU whose loss count grew */
 static void bs_lost(struct gl_bpf *b)
 {
-	int fd = gl_bpf_map_fd(b, "gl_trace_lost");
 	struct gpulat_rec_lost r;
-	uint64_t *v;
-	uint32_t zero = 0, cpu;
+	uint64_t *v, self;
+	uint32_t cpu;
 
 	v = calloc(b->ncpus, sizeof(*v));
-	if (!v || fd < 0 || bpf_map_lookup_elem(fd, &zero, v)) {
+	if (!v || b->slot < 0 || bs_cnt(b, v, &self)) {
 		free(v);
 		return;
 	}
@@ -262,71 +290,204 @@ static void bs_lost(struct gl_bpf *b)
 	free(v);
 }
 
-/* bs_reader - become the reader: open the gates and the histories */
+/* bs_start - starttime of process @pid (/proc/PID/stat, field 22); 0: gone */
+static uint64_t bs_start(uint32_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long v = 0;
+	unsigned int i;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* after the comm, which may hold spaces and parentheses */
+	p = strrchr(buf, ')');
+	for (i = 0; p && i < 20; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &v) != 1)
+		return 0;
+	return v ? v : 1;
+}
+
+/*
+ * gl_bpf_readers_fix - under the lock: free the slots of readers that
+ * are gone (killed), then the gates, histories and reader count that
+ * the slots taken make (the lowest threshold by family, the histories
+ * of the attached families); the settings are put by the caller
+ */
+void gl_bpf_readers_fix(struct gl_bpf *b, struct gl_bpf_conf *c)
+{
+	int rfd = gl_bpf_map_fd(b, "gl_rings");
+	uint32_t i, f, was = c->nr_readers;
+	unsigned int t;
+
+	c->nr_readers = 0;
+	for (i = 0; i < GL_BPF_READERS; i++) {
+		struct gl_bpf_reader *r = &c->rdr[i];
+
+		if (r->tgid && bs_start(r->tgid) != r->start) {
+			memset(r, 0, sizeof(*r));
+			if (rfd >= 0)
+				bpf_map_delete_elem(rfd, &i);
+		}
+		c->nr_readers += !!r->tgid;
+	}
+	c->keep_history = 0;
+	for (f = 0; f < GPULAT_FAM_MAX; f++) {
+		bool on = false;
+
+		c->gate[f] = ~0ULL;
+		for (i = 0; i < GL_BPF_READERS; i++)
+			if (c->rdr[i].tgid && c->rdr[i].gate[f] < c->gate[f])
+				c->gate[f] = c->rdr[i].gate[f];
+		for (t = 0; t < GL_BPF_NR_TPS; t++)
+			on |= b->tp[f][t].state == GPULAT_PROBE_ATTACHED;
+		if (c->nr_readers && on)
+			c->keep_history |= fam_keeps[f];
+	}
+	if (c->nr_readers && !was)
+		c->since_ns = gl_bpf_now_ns();
+}
+
+/* bs_gate - this process's threshold of family @f as a gate (~0: off) */
+static uint64_t bs_gate(const struct gl_bpf *b, const struct gl_bpf_conf *c,
+			uint32_t f)
+{
+	uint64_t ns = b->thr_set & (1ULL << f) ? b->thr[f] : c->threshold[f];
+
+	return ns ? ns : ~0ULL;
+}
+
+/*
+ * bs_reader - become a reader: a slot, a ring of its own in gl_rings,
+ * the gates of this process's thresholds, the histories kept
+ */
 static int bs_reader(struct gl_bpf *b)
 {
-	int fd = gl_bpf_map_fd(b, "gl_trace"), lfd;
+	int rfd = gl_bpf_map_fd(b, "gl_rings");
 	struct gl_bpf_conf c;
-	uint32_t f, zero = 0;
-	unsigned int i;
+	uint64_t self;
+	uint32_t f, i;
 	int ret;
 
 	if (b->reader)
 		return 0;
-	if (fd < 0)
+	if (rfd < 0)
 		return -ENOENT;
 	b->lost_seen = calloc(b->ncpus, sizeof(*b->lost_seen));
 	if (!b->lost_seen)
 		return -ENOMEM;
-	/* losses before this reader are not its own */
-	lfd = gl_bpf_map_fd(b, "gl_trace_lost");
-	if (lfd >= 0)
-		bpf_map_lookup_elem(lfd, &zero, b->lost_seen);
-	b->rb = ring_buffer__new(fd, bs_on_rec, b, NULL);
-	if (!b->rb)
+	b->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "gl_trace", 0, 0,
+				    GL_BPF_TRACE_BYTES, NULL);
+	if (b->ring_fd < 0) {
+		b->ring_fd = -1;
 		return -errno;
+	}
+	gl_bpf_lock(b);
 	ret = gl_bpf_conf_get(b, &c);
 	if (ret)
-		return ret;
-	c.keep_history = 0;
-	for (f = 1; f < GPULAT_FAM_MAX; f++) {
-		bool on = false;
-
-		for (i = 0; i < GL_BPF_NR_TPS; i++)
-			on |= b->tp[f][i].state == GPULAT_PROBE_ATTACHED;
-		c.gate[f] = c.threshold[f] ? c.threshold[f] : ~0ULL;
-		if (on)
-			c.keep_history |= fam_keeps[f];
+		goto out;
+	gl_bpf_readers_fix(b, &c);
+	for (i = 0; i < GL_BPF_READERS && c.rdr[i].tgid; i++)
+		;
+	if (i == GL_BPF_READERS) {
+		ret = -EBUSY;
+		goto out;
 	}
-	c.since_ns = gl_bpf_now_ns();
-	c.self_tgid = getpid();
-	c.reader_tgid = getpid();
+	if (bpf_map_update_elem(rfd, &i, &b->ring_fd, BPF_ANY)) {
+		ret = -errno;
+		goto out;
+	}
+	b->slot = i;
+	/* losses in this slot before this reader are not its own */
+	bs_cnt(b, b->lost_seen, &self);
+	memset(&c.rdr[i], 0, sizeof(c.rdr[i]));
+	c.rdr[i].tgid = getpid();
+	c.rdr[i].pid = gettid();
+	c.rdr[i].start = bs_start(getpid());
+	for (f = 0; f < GPULAT_FAM_MAX; f++)
+		c.rdr[i].gate[f] = bs_gate(b, &c, f);
+	gl_bpf_readers_fix(b, &c);
 	ret = gl_bpf_conf_put(b, &c);
 	if (ret)
+		bpf_map_delete_elem(rfd, &i);
+out:
+	gl_bpf_unlock(b);
+	if (ret) {
+		b->slot = -1;
 		return ret;
+	}
 	b->reader = true;
-	/* what the ring held before: another reader's, not ours */
-	ring_buffer__consume(b->rb);
-	b->stage_len = b->stage_off = 0;
+	b->rb = ring_buffer__new(b->ring_fd, bs_on_rec, b, NULL);
+	if (!b->rb) {
+		ret = -errno;
+		gl_bpf_trace_close(b);	/* the slot back */
+		return ret;
+	}
 	return 0;
+}
+
+/* gl_bpf_reader_gates - this reader's gates again, after a threshold changed */
+int gl_bpf_reader_gates(struct gl_bpf *b)
+{
+	struct gl_bpf_conf c;
+	uint32_t f;
+	int ret;
+
+	if (!b->reader || b->slot < 0)
+		return 0;
+	gl_bpf_lock(b);
+	ret = gl_bpf_conf_get(b, &c);
+	if (!ret && c.rdr[b->slot].tgid == (uint32_t)getpid()) {
+		for (f = 0; f < GPULAT_FAM_MAX; f++)
+			c.rdr[b->slot].gate[f] = bs_gate(b, &c, f);
+		gl_bpf_readers_fix(b, &c);
+		ret = gl_bpf_conf_put(b, &c);
+	}
+	gl_bpf_unlock(b);
+	return ret;
+}
+
+/* gl_bpf_trace_self_left - records left out as a reader's own, since load */
+int gl_bpf_trace_self_left(struct gl_bpf *b, uint64_t *n)
+{
+	return bs_cnt(b, NULL, n);
 }
 
 void gl_bpf_trace_close(struct gl_bpf *b)
 {
+	int rfd = gl_bpf_map_fd(b, "gl_rings");
 	struct gl_bpf_conf c;
-	uint32_t f;
+	uint32_t i;
 
-	if (b->reader && !gl_bpf_conf_get(b, &c) &&
-	    c.reader_tgid == (uint32_t)getpid()) {
-		for (f = 0; f < GPULAT_FAM_MAX; f++)
-			c.gate[f] = ~0ULL;
-		c.keep_history = 0;
-		c.reader_tgid = 0;
-		gl_bpf_conf_put(b, &c);
+	if (b->reader && b->slot >= 0) {
+		i = b->slot;
+		gl_bpf_lock(b);
+		if (!gl_bpf_conf_get(b, &c) &&
+		    c.rdr[i].tgid == (uint32_t)getpid()) {
+			memset(&c.rdr[i], 0, sizeof(c.rdr[i]));
+			if (rfd >= 0)
+				bpf_map_delete_elem(rfd, &i);
+			gl_bpf_readers_fix(b, &c);
+			gl_bpf_conf_put(b, &c);
+		}
+		gl_bpf_unlock(b);
 	}
 	b->reader = false;
+	b->slot = -1;
 	ring_buffer__free(b->rb);
 	b->rb = NULL;
+	if (b->ring_fd >= 0)
+		close(b->ring_fd);
+	b->ring_fd = -1;
 	free(b->stage);
 	b->stage = NULL;
 	b->stage_len = b->stage_off = b->stage_cap = 0;

@@ -26,6 +26,8 @@ int gl_source_parse(const char *s, enum gl_source_kind *kind)
 		*kind = GL_SOURCE_KMOD;
 	else if (!strcmp(s, "bpf"))
 		*kind = GL_SOURCE_BPF;
+	else if (!strcmp(s, "pinned"))
+		*kind = GL_SOURCE_PINNED;
 	else
 		return -EINVAL;
 	return 0;
@@ -34,17 +36,53 @@ int gl_source_parse(const char *s, enum gl_source_kind *kind)
 struct gl_source *gl_source_open(enum gl_source_kind want, int *ret,
 				 char *err, size_t errlen)
 {
+	struct gl_source_req rq = { .kind = want };
+
+	return gl_source_open_req(&rq, ret, err, errlen);
+}
+
+/*
+ * src_auto_pinned - auto without a module: the pinned source, said in
+ * the note; NULL when there is none or it is not sound (said too)
+ */
+static struct gl_bpf *src_auto_pinned(const struct gl_source_req *rq)
+{
+	char why[512], by[160];
+	struct gl_bpf *b;
+	int ret;
+
+	if (rq->own || !gl_bpf_pinned())
+		return NULL;
+	b = gl_bpf_open(GL_BPF_PINNED, 0, &ret, why, sizeof(why));
+	if (b) {
+		gl_set_err(rq->note, rq->notelen,
+			   "source: BPF pinned in %s by %s (--source bpf: one of this command's own)",
+			   GL_BPF_PIN_DIR, gl_bpf_attached_by(b, by, sizeof(by)));
+		return b;
+	}
+	gl_set_err(rq->note, rq->notelen,
+		   "not read: %s; this command loads a BPF source of its own",
+		   why);
+	return NULL;
+}
+
+struct gl_source *gl_source_open_req(const struct gl_source_req *rq,
+				     int *ret, char *err, size_t errlen)
+{
 	struct gl_source *src = calloc(1, sizeof(*src));
+	enum gl_source_kind want = rq->kind;
 	char kerr[1024], berr[1024];
 	int fd;
 
+	if (rq->note && rq->notelen)
+		rq->note[0] = '\0';
 	if (!src) {
 		*ret = -ENOMEM;
 		gl_set_err(err, errlen, "out of memory");
 		return NULL;
 	}
 	src->fd = -1;
-	if (want != GL_SOURCE_BPF) {
+	if (want == GL_SOURCE_AUTO || want == GL_SOURCE_KMOD) {
 		fd = gl_open(kerr, sizeof(kerr));
 		if (fd >= 0) {
 			src->kind = GL_SOURCE_KMOD;
@@ -63,8 +101,15 @@ struct gl_source *gl_source_open(enum gl_source_kind want, int *ret,
 	src->kind = GL_SOURCE_BPF;
 	src->major = GPULAT_ABI_MAJOR;
 	src->minor = GPULAT_ABI_MINOR;
-	src->bpf = gl_bpf_open(false, ret, want == GL_SOURCE_AUTO ? berr : err,
-			       want == GL_SOURCE_AUTO ? sizeof(berr) : errlen);
+	if (want == GL_SOURCE_AUTO)
+		src->bpf = src_auto_pinned(rq);
+	if (!src->bpf)
+		src->bpf = gl_bpf_open(want == GL_SOURCE_PINNED ?
+				       GL_BPF_PINNED : GL_BPF_PRIVATE,
+				       rq->families, ret,
+				       want == GL_SOURCE_AUTO ? berr : err,
+				       want == GL_SOURCE_AUTO ? sizeof(berr) :
+				       errlen);
 	if (!src->bpf) {
 		/* auto: no source at all, which is what "no module" means */
 		if (want == GL_SOURCE_AUTO) {
@@ -107,6 +152,36 @@ const char *gl_source_describe(const struct gl_source *src, char *buf,
 int gl_source_fd(const struct gl_source *src)
 {
 	return src->fd;
+}
+
+/* the module's count, in its debugfs trace file */
+#define SRC_KMOD_TRACE		"/sys/kernel/debug/gpulat/trace"
+#define SRC_SELF_LEFT		"records about the trace's own readers, left out "
+
+int gl_source_trace_self_left(struct gl_source *src, uint64_t *n)
+{
+	char line[256];
+	int ret = -ENOENT;
+	FILE *f;
+
+	if (src->kind == GL_SOURCE_BPF)
+		return gl_bpf_trace_self_left(src->bpf, n);
+	f = fopen(SRC_KMOD_TRACE, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, SRC_SELF_LEFT, strlen(SRC_SELF_LEFT))) {
+			*n = strtoull(line + strlen(SRC_SELF_LEFT), NULL, 10);
+			ret = 0;
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
+bool gl_source_pinned(const struct gl_source *src)
+{
+	return src->kind == GL_SOURCE_BPF && gl_bpf_is_pinned(src->bpf);
 }
 
 bool gl_source_fresh(const struct gl_source *src)

@@ -5,11 +5,13 @@
  * counters and trace records; a struct gl_source hides which, so every
  * command works on either (Documentation/bpf.rst).
  *
- *   kmod  /dev/gpulat: the module's totals since load, its trace
- *   bpf   the BPF programs: pinned in bpffs by `gpulat attach` (totals
- *         since then, kept between commands), else loaded for this
- *         process alone (totals since it started)
- *   auto  the module when it is loaded, else bpf
+ *   kmod    /dev/gpulat: the module's totals since load, its trace
+ *   bpf     the BPF programs loaded for this process alone (totals
+ *           since it started); never a pinned source
+ *   pinned  the BPF programs `gpulat attach` pinned in bpffs (totals
+ *           since then, kept between commands)
+ *   auto    the module when it is loaded, else the pinned source when
+ *           the command may use it (said in a note), else bpf
  */
 #ifndef _GPULAT_USER_SOURCE_H
 #define _GPULAT_USER_SOURCE_H
@@ -26,6 +28,7 @@ enum gl_source_kind {
 	GL_SOURCE_AUTO,
 	GL_SOURCE_KMOD,
 	GL_SOURCE_BPF,
+	GL_SOURCE_PINNED,	/* asked for; an open source's kind is BPF */
 };
 
 /* Environment variable that picks the source when --source is not given. */
@@ -33,7 +36,7 @@ enum gl_source_kind {
 /* Where `gpulat attach` pins the BPF source. */
 #define GL_BPF_PIN_DIR	"/sys/fs/bpf/gpulat"
 
-/* gl_source_parse - "auto", "kmod" (or "module"), "bpf"; 0 or -EINVAL */
+/* gl_source_parse - "auto", "kmod" (or "module"), "bpf", "pinned"; 0 or -EINVAL */
 int gl_source_parse(const char *s, enum gl_source_kind *kind);
 
 /*
@@ -43,12 +46,38 @@ int gl_source_parse(const char *s, enum gl_source_kind *kind);
  */
 struct gl_source *gl_source_open(enum gl_source_kind want, int *ret,
 				 char *err, size_t errlen);
+
+/* What a command asks of gl_source_open_req(). */
+struct gl_source_req {
+	enum gl_source_kind kind;
+	/*
+	 * auto: never the pinned source, because the command changes
+	 * settings other users of it share (thresholds, the watch set)
+	 */
+	bool own;
+	/* a BPF source of its own attaches these (1 << family id); 0: all */
+	uint64_t families;
+	/* out, may be NULL: auto's word on the source it took, or "" */
+	char *note;
+	size_t notelen;
+};
+
+struct gl_source *gl_source_open_req(const struct gl_source_req *rq,
+				     int *ret, char *err, size_t errlen);
 void gl_source_close(struct gl_source *src);
 
 enum gl_source_kind gl_source_kind(const struct gl_source *src);
 /* gl_source_describe - "module /dev/gpulat (ABI 1.2)", "BPF, pinned ..." */
 const char *gl_source_describe(const struct gl_source *src, char *buf,
 			       size_t len);
+/*
+ * gl_source_trace_self_left - records about the trace's own readers left
+ * out of the trace since load (the module's debugfs trace_self_left; the
+ * BPF source's gl_trace_cnt); 0 or -errno
+ */
+int gl_source_trace_self_left(struct gl_source *src, uint64_t *n);
+/* gl_source_pinned - whether it is the BPF source gpulat attach pinned */
+bool gl_source_pinned(const struct gl_source *src);
 /* gl_source_fd - the module's file, -1 for BPF */
 int gl_source_fd(const struct gl_source *src);
 /*

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libgpulat: the BPF source pinned in bpffs (gpulat attach, detach).
+ * Several gpulat users share one pin folder, so no reader may ever see
+ * it half made: attach pins everything in a folder of its own
+ * (GL_BPF_PIN_DIR "_tmp_PID") and renames it into place; detach renames
+ * it away (GL_BPF_PIN_DIR "_old_PID") before it removes the pins.  What
+ * a killed attach or detach left is swept when its pid is gone.  A
+ * folder that is not a whole source of this build is named for what it
+ * is and never read.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf_fam.h"
+#include "bpf_int.h"
+#include "bpf_source.h"
+#include "gpulat_user.h"
+#include "libinternal.h"
+#include "source.h"
+#include "gpulat.skel.h"
+
+#define BS_BPFFS		"/sys/fs/bpf"
+#define BS_BPF_FS_MAGIC		0xcafe4a11
+/* temporaries beside the pin folder (bpffs refuses dots in names) */
+#define BS_TMP			GL_BPF_PIN_DIR "_tmp_"
+#define BS_OLD			GL_BPF_PIN_DIR "_old_"
+
+/*
+ * bs_map_fits - whether pinned map @fd has @map's key and value sizes
+ * (the entries may differ: the loader sizes some maps by CPU)
+ */
+static bool bs_map_fits(int fd, const struct bpf_map *map)
+{
+	struct bpf_map_info info = { };
+	uint32_t len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return false;
+	return info.key_size == bpf_map__key_size(map) &&
+	       info.value_size == bpf_map__value_size(map);
+}
+
+/* bs_open_maps - the pinned maps: -ENOENT one missing, -EPROTO another build's */
+static int bs_open_maps(struct gl_bpf *b, char *err, size_t errlen)
+{
+	struct gpulat_bpf *skel;
+	struct bpf_map *map;
+	char path[256];
+	int fd, ret = 0;
+
+	/* the names, from the skeleton, without loading it */
+	skel = gl_bpf_skel_open();
+	if (!skel)
+		return -errno;
+	bpf_object__for_each_map(map, skel->obj) {
+		gl_bpf_pin_path(b, path, sizeof(path), "maps",
+				bpf_map__name(map));
+		fd = bpf_obj_get(path);
+		if (fd < 0 || b->nr_maps >= GL_BPF_MAX_MAPS) {
+			gl_set_err(err, errlen,
+				   "%s is stale: %s: %s (an attach or detach that did not finish, or pins removed by hand; run gpulat detach)",
+				   b->pin_dir, path, strerror(errno));
+			ret = -ENOENT;
+			break;
+		}
+		if (!bs_map_fits(fd, map)) {
+			/* another build's layout: reading it would overrun */
+			gl_set_err(err, errlen,
+				   "%s is another build's: %s has another layout (run gpulat detach with the gpulat that attached it, or gpulat detach, then gpulat attach)",
+				   b->pin_dir, path);
+			close(fd);
+			ret = -EPROTO;
+			break;
+		}
+		if (map == skel->maps.data)
+			b->data_fd = fd;
+		snprintf(b->maps[b->nr_maps].name, GL_BPF_NAME, "%s",
+			 bpf_map__name(map));
+		b->maps[b->nr_maps++].fd = fd;
+	}
+	gpulat_bpf__destroy(skel);
+	return ret;
+}
+
+/* bs_open_progs - the pinned programs and links, family by family */
+static void bs_open_progs(struct gl_bpf *b)
+{
+	const struct gl_bpf_family *bf;
+	char path[256], name[GL_BPF_NAME];
+	uint32_t f;
+	unsigned int i;
+	int fd;
+
+	for (f = 1; f < GPULAT_FAM_MAX; f++) {
+		bf = gl_bpf_family(f);
+		for (i = 0; bf && i < bf->nr_tps; i++) {
+			struct gl_bpf_tpst *t = &b->tp[f][i];
+			int raw;
+
+			t->state = GPULAT_PROBE_MISSING;
+			for (raw = 0; raw < 2; raw++) {
+				gl_bpf_pin_path(b, path, sizeof(path), "progs",
+						gl_bpf_prog_name(name,
+								 sizeof(name),
+								 f, i, raw));
+				fd = bpf_obj_get(path);
+				if (fd < 0)
+					continue;
+				t->prog_fd = fd;
+				t->raw = raw;
+				t->state = GPULAT_PROBE_DISABLED;
+				gl_bpf_pin_path(b, path, sizeof(path), "links",
+						name);
+				t->link_fd = bpf_obj_get(path);
+				if (t->link_fd >= 0)
+					t->state = GPULAT_PROBE_ATTACHED;
+				else
+					t->link_fd = -1;
+				break;
+			}
+		}
+		if (bf && bf->iter_prog) {
+			gl_bpf_pin_path(b, path, sizeof(path), "progs",
+					bf->iter_prog);
+			fd = bpf_obj_get(path);
+			b->iter_fd[f] = fd >= 0 ? fd : -1;
+		}
+	}
+}
+
+/*
+ * gl_bpf_open_pinned - the source GL_BPF_PIN_DIR holds: 0; -ENOENT
+ * nothing pinned (@err empty) or a stale folder, -EPROTO another build's
+ */
+int gl_bpf_open_pinned(struct gl_bpf *b, char *err, size_t errlen)
+{
+	struct gl_bpf_conf c;
+	struct stat st;
+	int ret;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (stat(b->pin_dir, &st))
+		return -ENOENT;
+	b->pinned = true;
+	b->lock_fd = open(b->pin_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ret = bs_open_maps(b, err, errlen);
+	if (ret)
+		return ret;
+	if (gl_bpf_conf_get(b, &c) || !c.ready) {
+		gl_set_err(err, errlen,
+			   "%s is stale: its settings were never made (an attach that did not finish; run gpulat detach)",
+			   b->pin_dir);
+		return -ENOENT;
+	}
+	bs_open_progs(b);
+	return 0;
+}
+
+/* gl_bpf_pinned - whether anything is at GL_BPF_PIN_DIR */
+bool gl_bpf_pinned(void)
+{
+	struct stat st;
+
+	return !stat(GL_BPF_PIN_DIR, &st);
+}
+
+/* gl_bpf_attached_by - "pid P (alive|gone), uid U, at TIME" of a pinned @b */
+const char *gl_bpf_attached_by(const struct gl_bpf *b, char *buf,
+			       size_t len)
+{
+	struct gl_bpf_conf c;
+	char when[64] = "?";
+	time_t t;
+	struct tm tm;
+
+	if (gl_bpf_conf_get(b, &c) || !c.attach_pid) {
+		snprintf(buf, len, "an older gpulat attach");
+		return buf;
+	}
+	t = (time_t)c.attach_time;
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	snprintf(buf, len, "gpulat attach (pid %u, uid %u, at %s)",
+		 c.attach_pid, c.attach_uid, when);
+	return buf;
+}
+
+/* --- Temporaries -------------------------------------------------------- */
+
+static void bs_rm_sub(const char *dir, const char *sub)
+{
+	char pattern[256];
+	glob_t g;
+	size_t i;
+
+	snprintf(pattern, sizeof(pattern), "%s/%s/*", dir, sub);
+	if (!glob(pattern, GLOB_NOSORT, NULL, &g))
+		for (i = 0; i < g.gl_pathc; i++)
+			unlink(g.gl_pathv[i]);
+	globfree(&g);
+	snprintf(pattern, sizeof(pattern), "%s/%s", dir, sub);
+	rmdir(pattern);
+}
+
+/* bs_rm - remove pin folder @dir: maps first, so it is no source at once */
+static int bs_rm(const char *dir)
+{
+	bs_rm_sub(dir, "maps");
+	bs_rm_sub(dir, "links");
+	bs_rm_sub(dir, "progs");
+	return rmdir(dir) ? -errno : 0;
+}
+
+/*
+ * gl_bpf_pin_sweep - remove the temporaries of attaches and detaches
+ * whose process is gone (killed); those of live ones are theirs
+ */
+void gl_bpf_pin_sweep(void)
+{
+	static const char *const pre[] = { BS_TMP, BS_OLD };
+	char pattern[256], proc[64];
+	unsigned int k;
+	glob_t g;
+	size_t i;
+	long pid;
+
+	for (k = 0; k < ARRAY_SIZE(pre); k++) {
+		snprintf(pattern, sizeof(pattern), "%s*", pre[k]);
+		if (glob(pattern, GLOB_NOSORT | GLOB_ONLYDIR, NULL, &g))
+			continue;
+		for (i = 0; i < g.gl_pathc; i++) {
+			pid = strtol(g.gl_pathv[i] + strlen(pre[k]), NULL, 10);
+			snprintf(proc, sizeof(proc), "/proc/%ld", pid);
+			if (pid <= 0 || access(proc, F_OK))
+				bs_rm(g.gl_pathv[i]);
+		}
+		globfree(&g);
+	}
+}
+
+/* bs_mkdirs - the folders under @dir, on bpffs (mounted first if not, as bpftool does) */
+static int bs_mkdirs(const char *dir)
+{
+	static const char *const sub[] = { "", "/maps", "/progs", "/links" };
+	struct statfs fs;
+	char path[256];
+	unsigned int i;
+
+	if (statfs(BS_BPFFS, &fs) || fs.f_type != BS_BPF_FS_MAGIC) {
+		if (mount("bpf", BS_BPFFS, "bpf", 0, "mode=0700"))
+			return -errno;
+	}
+	for (i = 0; i < ARRAY_SIZE(sub); i++) {
+		snprintf(path, sizeof(path), "%s%s", dir, sub[i]);
+		if (mkdir(path, 0700) && (i || errno != EEXIST))
+			return -errno;
+	}
+	return 0;
+}
+
+/* bs_pin_all - pin @b's programs, links and maps under b->pin_dir */
+static int bs_pin_all(struct gl_bpf *b, char *err, size_t errlen)
+{
+	char path[256], name[GL_BPF_NAME];
+	struct bpf_map *map;
+	uint32_t f;
+	unsigned int i;
+	int ret = 0;
+
+	for (f = 1; !ret && f < GPULAT_FAM_MAX; f++)
+		for (i = 0; gl_bpf_family(f) && i < gl_bpf_family(f)->nr_tps;
+		     i++) {
+			struct gl_bpf_tpst *t = &b->tp[f][i];
+
+			if (t->prog_fd < 0)
+				continue;
+			gl_bpf_pin_path(b, path, sizeof(path), "progs",
+					gl_bpf_prog_name(name, sizeof(name), f,
+							 i, t->raw));
+			if (bpf_obj_pin(t->prog_fd, path)) {
+				ret = -errno;
+				gl_set_err(err, errlen, "%s: %s", path,
+					   strerror(errno));
+				break;
+			}
+		}
+	for (f = 1; !ret && f < GPULAT_FAM_MAX; f++) {
+		if (b->iter_fd[f] < 0)
+			continue;
+		gl_bpf_pin_path(b, path, sizeof(path), "progs",
+				gl_bpf_family(f)->iter_prog);
+		if (bpf_obj_pin(b->iter_fd[f], path)) {
+			ret = -errno;
+			gl_set_err(err, errlen, "%s: %s", path,
+				   strerror(errno));
+		}
+	}
+	b->pinned = true;	/* gl_bpf_family_on() pins the links */
+	for (f = 1; !ret && f < GPULAT_FAM_MAX; f++)
+		if (gl_bpf_family(f) && gl_bpf_family_wanted(b, f))
+			gl_bpf_family_on(b, f);
+	if (ret)
+		return ret;
+	bpf_object__for_each_map(map, b->skel->obj) {
+		gl_bpf_pin_path(b, path, sizeof(path), "maps",
+				bpf_map__name(map));
+		if (bpf_map__pin(map, path)) {
+			ret = -errno;
+			gl_set_err(err, errlen, "%s: %s", path,
+				   strerror(errno));
+			break;
+		}
+	}
+	return ret;
+}
+
+/* bs_attach_info - who pins it, in its settings */
+static int bs_attach_info(struct gl_bpf *b)
+{
+	struct gl_bpf_conf c;
+	int ret = gl_bpf_conf_get(b, &c);
+
+	if (ret)
+		return ret;
+	c.attach_pid = getpid();
+	c.attach_uid = getuid();
+	c.attach_time = time(NULL);
+	return gl_bpf_conf_put(b, &c);
+}
+
+/* bs_publish - rename the made folder @tmp into place, never over a source */
+static int bs_publish(const char *tmp)
+{
+	struct stat st;
+	char why[256];
+	struct gl_bpf *b;
+	int ret;
+
+	if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, GL_BPF_PIN_DIR,
+		       RENAME_NOREPLACE))
+		return 0;
+	if (errno != EEXIST && errno != ENOTEMPTY)
+		return -errno;
+	/* what is there: a whole source stays, a stale folder gives way */
+	b = gl_bpf_alloc();
+	if (!b)
+		return -ENOMEM;
+	ret = gl_bpf_open_pinned(b, why, sizeof(why));
+	gl_bpf_close(b);
+	if (ret != -ENOENT || stat(GL_BPF_PIN_DIR, &st))
+		return -EEXIST;
+	bs_rm(GL_BPF_PIN_DIR);
+	if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, GL_BPF_PIN_DIR,
+		       RENAME_NOREPLACE))
+		return 0;
+	return errno == ENOTEMPTY ? -EEXIST : -errno;
+}
+
+int gl_bpf_pin(char *err, size_t errlen)
+{
+	char tmp[128], why[256];
+	struct gl_bpf *b;
+	int ret;
+
+	gl_bpf_pin_sweep();
+	b = gl_bpf_alloc();
+	if (!b)
+		return -ENOMEM;
+	ret = gl_bpf_open_pinned(b, why, sizeof(why));
+	gl_bpf_close(b);
+	if (!ret) {
+		gl_set_err(err, errlen, "the BPF source is already pinned in %s",
+			   GL_BPF_PIN_DIR);
+		return -EEXIST;
+	}
+	if (ret == -EPROTO) {
+		gl_set_err(err, errlen, "%s", why);
+		return ret;
+	}
+	gl_bpf_log_init();
+	ret = gl_bpf_precheck(err, errlen);
+	if (ret)
+		return ret;
+	snprintf(tmp, sizeof(tmp), "%s%d", BS_TMP, (int)getpid());
+	ret = bs_mkdirs(tmp);
+	if (ret) {
+		gl_set_err(err, errlen,
+			   "%s: %s (is bpffs mounted on /sys/fs/bpf?)", tmp,
+			   strerror(-ret));
+		return ret;
+	}
+	b = gl_bpf_alloc();
+	if (!b) {
+		bs_rm(tmp);
+		return -ENOMEM;
+	}
+	snprintf(b->pin_dir, sizeof(b->pin_dir), "%s", tmp);
+	ret = gl_bpf_load(b, err, errlen);
+	if (!ret)
+		ret = gl_bpf_collect(b);
+	if (!ret)
+		ret = gl_bpf_conf_init(b);
+	if (!ret)
+		ret = bs_attach_info(b);
+	if (!ret)
+		ret = bs_pin_all(b, err, errlen);
+	if (!ret) {
+		ret = bs_publish(tmp);
+		if (ret == -EEXIST)
+			gl_set_err(err, errlen,
+				   "the BPF source is already pinned in %s (another gpulat attach got there first)",
+				   GL_BPF_PIN_DIR);
+		else if (ret)
+			gl_set_err(err, errlen, "%s -> %s: %s", tmp,
+				   GL_BPF_PIN_DIR, strerror(-ret));
+	}
+	b->pinned = false;	/* the fds are the skeleton's */
+	gl_bpf_close(b);
+	if (ret)
+		bs_rm(tmp);
+	return ret;
+}
+
+int gl_bpf_unpin(char *err, size_t errlen)
+{
+	char old[128];
+
+	gl_bpf_pin_sweep();
+	snprintf(old, sizeof(old), "%s%d", BS_OLD, (int)getpid());
+	/* out of the way first: no reader finds it half removed */
+	if (rename(GL_BPF_PIN_DIR, old)) {
+		if (errno == ENOENT)
+			gl_set_err(err, errlen, "no BPF source is pinned in %s",
+				   GL_BPF_PIN_DIR);
+		else
+			gl_set_err(err, errlen, "%s: %s", GL_BPF_PIN_DIR,
+				   strerror(errno));
+		return -errno;
+	}
+	if (bs_rm(old)) {
+		gl_set_err(err, errlen, "%s: %s", old, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
