@@ -161,6 +161,12 @@ struct gl_bpf_conf {
 	__u32 attach_pid;
 	__u32 attach_uid;
 	__u64 attach_time;
+	/*
+	 * Families held back (1 << id): asked for, but their driver is not
+	 * loaded; the tool attaches them when it is (gl_bpf_refresh()).
+	 */
+	__u32 held;
+	__u32 held_pad;
 	struct gl_bpf_reader rdr[GL_BPF_READERS];
 };
 

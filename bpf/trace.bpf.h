@@ -75,6 +75,8 @@ static __always_inline bool gl_trace_self(struct gl_bpf_trace_cnt *cnt,
 {
 	__u32 i;
 
+	/* unrolled: a loop counter kept on the stack loses its bounds */
+#pragma unroll
 	for (i = 0; i < GL_BPF_READERS; i++)
 		if (gl_conf.rdr[i].tgid && (__s32)gl_conf.rdr[i].pid == pid) {
 			cnt->self_left++;
@@ -83,27 +85,40 @@ static __always_inline bool gl_trace_self(struct gl_bpf_trace_cnt *cnt,
 	return false;
 }
 
+/* gl_trace_out_to - gl_trace_out() for the reader in slot @slot */
+static __always_inline void gl_trace_out_to(struct gl_bpf_trace_cnt *cnt,
+					     const void *rec, __u32 len,
+					     __u32 family, __u64 latency_ns,
+					     __u32 slot)
+{
+	__u32 key = slot;	/* the lookup takes its address */
+	void *ring;
+
+	if (!gl_conf.rdr[slot].tgid ||
+	    latency_ns < gl_conf.rdr[slot].gate[family])
+		return;
+	ring = bpf_map_lookup_elem(&gl_rings, &key);
+	if (!ring || bpf_ringbuf_output(ring, (void *)rec, len, 0))
+		cnt->lost[slot]++;
+}
+
 /*
  * gl_trace_out - @len bytes at @rec to each reader whose threshold for
- * @family @latency_ns reaches (~0 for an event, which every reader gets)
+ * @family @latency_ns reaches (~0 for an event, which every reader gets).
+ * Written out slot by slot: a loop whose counter's address is taken (the
+ * map key) is kept on the stack, where the verifier loses its bounds.
  */
+_Static_assert(GL_BPF_READERS == 4, "gl_trace_out() writes to 4 readers");
 static __always_inline void gl_trace_out(struct gl_bpf_trace_cnt *cnt,
 					  const void *rec, __u32 len,
 					  __u32 family, __u64 latency_ns)
 {
-	void *ring;
-	__u32 i;
-
 	if (family >= GPULAT_FAM_MAX)
 		return;
-	for (i = 0; i < GL_BPF_READERS; i++) {
-		if (!gl_conf.rdr[i].tgid ||
-		    latency_ns < gl_conf.rdr[i].gate[family])
-			continue;
-		ring = bpf_map_lookup_elem(&gl_rings, &i);
-		if (!ring || bpf_ringbuf_output(ring, (void *)rec, len, 0))
-			cnt->lost[i]++;
-	}
+	gl_trace_out_to(cnt, rec, len, family, latency_ns, 0);
+	gl_trace_out_to(cnt, rec, len, family, latency_ns, 1);
+	gl_trace_out_to(cnt, rec, len, family, latency_ns, 2);
+	gl_trace_out_to(cnt, rec, len, family, latency_ns, 3);
 }
 
 /* How an outlier is recorded (@flags of gl_trace_check()). */

@@ -185,6 +185,8 @@ struct view {
 	uint32_t module_major, module_minor;
 	/* live: "kmod" or "bpf", and how it was opened; NULL: a file */
 	const char *source, *source_desc;
+	/* live: why a family waits for its driver ("" or NULL: it does not) */
+	const char *held[GPULAT_FAM_MAX];
 };
 
 /* cli.c: parsing only (opens nothing, prints only errors) */

@@ -115,8 +115,8 @@ bpf_up() {
 		[ "$1" = all ] || [ "$f" = "$1" ] || off="$off $f"
 	done
 	# shellcheck disable=SC2086 # one word per family
-	[ -z "$off" ] || $GPULAT --source bpf disable $off >/dev/null ||
-		fail "gpulat --source bpf disable$off failed"
+	[ -z "$off" ] || $GPULAT --source pinned disable $off >/dev/null ||
+		fail "gpulat --source pinned disable$off failed"
 	echo $BPF_PIN/maps/gl_cnt
 }
 

@@ -1,6 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # BPF source, nvidia family, on a host without the NVIDIA driver:
+#  0. not asked for by name, the family is held back (its programs would
+#     run on every scheduler event for nothing) and status says why;
+#     the rest runs with GPULAT_BPF_ASSUME_DRIVERS, as if it were loaded;
 #  1. the programs attach, the driver's Xid tracepoint is missing;
 #  2. under forks, renames, disk I/O and wakeups no nvidia series appear
 #     and every program runs (hits), no drops: user threads named like
@@ -54,6 +57,19 @@ report_end() {
 tid_of() {
 	awk -v n="$2" '{ p = $1; $1 = ""; if (substr($0, 2) == n) print p }' "$1"
 }
+
+# --- 0. held back: no driver, not asked for by name -----------------------
+if [[ -e /sys/module/nvidia ]]; then
+	ok "held back without the driver # SKIP this host has the driver"
+else
+	"$GPULAT" --source bpf status --json >"$T_TMP/st0.json" 2>&1
+	nv_family "$T_TMP/st0.json" "$T_TMP/nv0.json"
+	check "without the driver the family is held back, and says why" \
+		"d['state'] == 'off' and d['reason'].startswith('held back: the nvidia driver is not loaded') and not any(p['state'] == 'attached' for p in d['probes'])" \
+		"$T_TMP/nv0.json"
+fi
+# the rest stands in for the driver: the family attaches without it
+export GPULAT_BPF_ASSUME_DRIVERS=1
 
 # --- 1. attach ------------------------------------------------------------
 "$GPULAT" --source bpf status --json >"$T_TMP/st.json" 2>"$T_TMP/st.err" ||

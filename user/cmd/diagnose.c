@@ -54,6 +54,8 @@ int diagnose_run(const struct gpulat_opts *o)
 	bool have_t0, have_used;
 	struct watch w;
 	struct gl_source *src;
+	char desc[192];
+	const char *kind;
 	int ret;
 
 	every = gs_interval(o->has_gpu_interval ? o->gpu_interval_s : -1,
@@ -65,6 +67,8 @@ int diagnose_run(const struct gpulat_opts *o)
 	ret = gpulat_source_open(o, &src, &major, &minor, stderr);
 	if (ret)
 		return gpulat_device_exit(ret);
+	gl_source_describe(src, desc, sizeof(desc));
+	kind = gl_source_kind(src) == GL_SOURCE_BPF ? "bpf" : "kmod";
 	if (!o->json)
 		fprintf(stderr, "gpulat: watching every family for %.3gs...\n",
 			duration);
@@ -90,6 +94,8 @@ int diagnose_run(const struct gpulat_opts *o)
 	ret = diag_analyze_gpu(&w, have_used ? &used : NULL,
 			       every > 0 ? &gt : NULL, &r);
 	gs_timeline_free(&gt);
+	if (!ret)
+		diag_set_source(r, kind, desc);
 	if (ret) {
 		fprintf(stderr, "gpulat: diagnose: %s\n", strerror(-ret));
 		ret = GPULAT_EXIT_ERROR;

@@ -74,6 +74,7 @@ enum status_why {
 	STATUS_WHY_MISSING,	/* tracepoints missing on this kernel */
 	STATUS_WHY_FAILED,	/* registration failed */
 	STATUS_WHY_NO_PROBES,	/* the module lists no tracepoint for it */
+	STATUS_WHY_HELD,	/* BPF: waits for its driver (the source says) */
 };
 
 /* What the probe records of one family add up to. */
@@ -91,7 +92,7 @@ struct status_fam {
  * none, and marks the ones it could not find or register
  */
 static void status_family_state(const struct gl_snapshot *s, uint32_t family,
-				struct status_fam *st)
+				const char *held, struct status_fam *st)
 {
 	const struct gpulat_probe *p;
 	size_t i, nr_failed = 0;
@@ -120,6 +121,9 @@ static void status_family_state(const struct gl_snapshot *s, uint32_t family,
 	if (!st->nr_probes) {
 		st->state = STATUS_UNAVAILABLE;
 		st->why = STATUS_WHY_NO_PROBES;
+	} else if (!st->nr_attached && held && held[0]) {
+		st->state = STATUS_OFF;
+		st->why = STATUS_WHY_HELD;
 	} else if (st->nr_attached) {
 		st->state = STATUS_ATTACHED;
 	} else if (st->nr_missing) {
@@ -146,6 +150,7 @@ static const char *const status_why_text[] = {
 	[STATUS_WHY_MISSING]	= "tracepoints missing on this kernel",
 	[STATUS_WHY_FAILED]	= "registration failed",
 	[STATUS_WHY_NO_PROBES]	= "no tracepoints in this module",
+	[STATUS_WHY_HELD]	= "held back",	/* the source's own words */
 };
 
 /* status_age - "12.3s ago" of an event at @t, seen at snapshot time @now */
@@ -224,7 +229,7 @@ static void status_text_why(FILE *f, const struct gl_snapshot *s,
 
 /* status_text_family - state, tracepoints and drops of one family */
 static void status_text_family(FILE *f, const struct gl_snapshot *s,
-			       uint32_t family)
+			       uint32_t family, const char *held)
 {
 	char name[48], st_buf[24], en[24], tok[GPULAT_NAME_LEN + UNITS_LEN];
 	char tail[80], num[UNITS_LEN];
@@ -234,11 +239,13 @@ static void status_text_family(FILE *f, const struct gl_snapshot *s,
 	size_t i, nr = 0, room;
 	struct wrap w;
 
-	status_family_state(s, family, &st);
+	status_family_state(s, family, held, &st);
 	fprintf(f, "family %s: %s",
 		view_family_name(family, st_buf, sizeof(st_buf)),
 		status_state_names[st.state]);
-	if (st.why == STATUS_WHY_OFF)
+	if (st.why == STATUS_WHY_HELD)
+		fprintf(f, " (%s)", held);
+	else if (st.why == STATUS_WHY_OFF)
 		fprintf(f, " (%s)", status_why_text[st.why]);
 	else if (st.why == STATUS_WHY_FAILED)
 		fprintf(f, ", %s: %s", status_why_text[st.why],
@@ -303,7 +310,8 @@ static void status_text_overview(FILE *f, const struct gl_snapshot *s,
 	for (i = 0; i < n; i++) {
 		if (!view_wants_family(v, fam[i]))
 			continue;
-		status_family_state(s, fam[i], &st);
+		status_family_state(s, fam[i], fam[i] < GPULAT_FAM_MAX ?
+				    v->held[fam[i]] : NULL, &st);
 		snprintf(tok, sizeof(tok), "%s %s%s",
 			 view_family_name(fam[i], name, sizeof(name)),
 			 status_state_names[st.state], i + 1 < n ? "," : "");
@@ -380,13 +388,15 @@ void status_print_text(FILE *f, const struct gl_snapshot *s,
 		if (!view_wants_family(v, fam[i]))
 			continue;
 		fputc('\n', f);
-		status_text_family(f, s, fam[i]);
+		status_text_family(f, s, fam[i],
+				   fam[i] < GPULAT_FAM_MAX ? v->held[fam[i]] :
+				   NULL);
 	}
 }
 
 /* status_json_family - one element of "families" */
 static void status_json_family(struct json *j, const struct gl_snapshot *s,
-			       uint32_t family)
+			       uint32_t family, const char *held)
 {
 	const struct gpulat_counter *c;
 	const struct gpulat_probe *p;
@@ -394,11 +404,12 @@ static void status_json_family(struct json *j, const struct gl_snapshot *s,
 	char buf[24];
 	size_t i;
 
-	status_family_state(s, family, &st);
+	status_family_state(s, family, held, &st);
 	json_object_begin(j, NULL);
 	json_str(j, "family", view_family_name(family, buf, sizeof(buf)));
 	json_str(j, "state", status_state_names[st.state]);
-	json_str(j, "reason", status_why_text[st.why]);
+	json_str(j, "reason", st.why == STATUS_WHY_HELD ? held :
+		 status_why_text[st.why]);
 	json_array_begin(j, "missing");
 	for (i = 0; i < gl_snapshot_nr_probes(s); i++) {
 		p = gl_snapshot_probe(s, i);
@@ -520,7 +531,9 @@ void status_print_json(FILE *f, const struct gl_snapshot *s,
 		n = status_families(s, fam);
 		for (i = 0; i < n; i++)
 			if (view_wants_family(v, fam[i]))
-				status_json_family(&j, s, fam[i]);
+				status_json_family(&j, s, fam[i],
+						   fam[i] < GPULAT_FAM_MAX ?
+						   v->held[fam[i]] : NULL);
 		json_array_end(&j);
 		status_json_events(&j, s);
 	}
@@ -533,8 +546,9 @@ int status_run(const struct gpulat_opts *o)
 {
 	struct view v = { .families = o->families };
 	struct gl_snapshot *s = NULL;
-	char kernel[128], msg[256], desc[160];
+	char kernel[128], msg[256], desc[160], held[GPULAT_FAM_MAX][160];
 	struct gl_source *src;
+	uint32_t f;
 	int ret;
 
 	if (o->input) {
@@ -552,6 +566,9 @@ int status_run(const struct gpulat_opts *o)
 			return gpulat_device_exit(ret);
 		}
 		gpulat_view_source(&v, src, desc, sizeof(desc));
+		for (f = 0; f < GPULAT_FAM_MAX; f++)
+			v.held[f] = gl_source_family_held(src, f, held[f],
+							  sizeof(held[f]));
 		ret = gl_source_snapshot(src, &s, msg, sizeof(msg));
 		gl_source_close(src);
 		if (ret) {

@@ -454,6 +454,13 @@ int diag_analyze(const struct watch *w, struct diag_result **out)
 	return diag_analyze_tasks(w, NULL, out);
 }
 
+void diag_set_source(struct diag_result *r, const char *kind,
+		     const char *detail)
+{
+	snprintf(r->source, sizeof(r->source), "%s", kind);
+	snprintf(r->source_detail, sizeof(r->source_detail), "%s", detail);
+}
+
 void diag_free(struct diag_result *r)
 {
 	if (!r)

@@ -21,6 +21,12 @@ int diag_analyze(const struct watch *w, struct diag_result **out);
 void diag_print_text(FILE *f, const struct diag_result *r);
 void diag_print_json(FILE *f, const struct diag_result *r);
 void diag_free(struct diag_result *r);
+/*
+ * diag_set_source - the source the diagnosis read: @kind "kmod" or "bpf",
+ * @detail as gl_source_describe() says it (pinned by whom, or its own)
+ */
+void diag_set_source(struct diag_result *r, const char *kind,
+		     const char *detail);
 
 /* The layers a verdict ranks. */
 enum diag_layer {

@@ -147,6 +147,9 @@ struct diag_layer_res {
 struct diag_result {
 	double duration_s;
 	char kernel[65];
+	/* where the series came from: "kmod", "bpf"; how it was opened */
+	char source[8];
+	char source_detail[192];
 	bool trace_ok, interrupted, has_tasks;
 	uint64_t trace_lost;
 	size_t nr_trace;

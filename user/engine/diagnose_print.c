@@ -265,6 +265,8 @@ void diag_print_text(FILE *f, const struct diag_result *r)
 		 r->trace_ok || !r->has_tasks ? "" :
 		 " (CPU users from /proc instead)");
 	diag_wrap_words(f, "", 4, line);
+	if (r->source_detail[0])
+		fprintf(f, "  source: %s\n", r->source_detail);
 	if (r->trace_lost)
 		fprintf(f, "  note: %llu trace records lost\n",
 			(unsigned long long)r->trace_lost);
@@ -474,6 +476,12 @@ void diag_print_json(FILE *f, const struct diag_result *r)
 		json_str(&j, "kernel", r->kernel);
 	else
 		json_null(&j, "kernel");
+	if (r->source[0]) {
+		json_str(&j, "source", r->source);
+		json_str(&j, "source_detail", r->source_detail);
+	} else {
+		json_null(&j, "source");
+	}
 	json_bool(&j, "interrupted", r->interrupted);
 	json_bool(&j, "trace", r->trace_ok);
 	json_u64(&j, "trace_records", r->nr_trace);

@@ -222,6 +222,9 @@ int report_diagnosis(struct report *r)
 		bundle_fail(&r->b, ret, "diagnosis: %s", strerror(-ret));
 		return ret;
 	}
+	if (r->source[0])
+		diag_set_source(d, strncmp(r->source, "module", 6) ? "bpf" :
+				"kmod", r->source);
 	f = bundle_create(&r->b, "diagnosis.txt",
 			  "the diagnosis of the window, as gpulat diagnose prints it");
 	if (f) {

@@ -229,6 +229,8 @@ static void serve_tick(struct serve *sv)
 	 */
 	if (sv->flight_on && sv->tw->trace_ok)
 		watch_read_trace(sv->src, sv->tw, serve_on_rec, sv, stderr);
+	/* a driver loaded after the daemon: its family attaches now */
+	gl_source_refresh(sv->src);
 	ret = gl_source_snapshot(sv->src, &s, msg, sizeof(msg));
 	if (ret) {
 		/* said on every failure: the operator's log shows how long */

@@ -130,17 +130,42 @@ static void bs_family_ops(struct gl_bpf *b, uint32_t f, bool before)
 			before ? "clear" : "task iterator", strerror(-ret));
 }
 
+/* the tests' stand-in for a driver: its families attach without it */
+#define BS_ASSUME_DRIVERS_ENV	"GPULAT_BPF_ASSUME_DRIVERS"
+
+const char *gl_bpf_driver_absent(uint32_t f, char *why, size_t len)
+{
+	const struct gl_bpf_family *bf = gl_bpf_family(f);
+	char path[64];
+
+	if (!bf || !bf->driver || getenv(BS_ASSUME_DRIVERS_ENV))
+		return NULL;
+	snprintf(path, sizeof(path), "/sys/module/%s", bf->driver);
+	if (!access(path, F_OK))
+		return NULL;
+	snprintf(why, len,
+		 "held back: the %s driver is not loaded (no %s); attached when it loads",
+		 bf->driver, path);
+	return why;
+}
+
 /*
  * gl_bpf_family_wanted - @f was asked for, or a family asked for files
- * its samples from @f's programs (the cgroup family rides on others')
+ * its samples from @f's programs (the cgroup family rides on others');
+ * a family whose driver is not loaded only when asked for by name
  */
 bool gl_bpf_family_wanted(const struct gl_bpf *b, uint32_t f)
 {
 	const struct gl_bpf_family *bf;
+	char why[160];
 	uint32_t g;
 	unsigned int i;
 
-	if (!b->want || (f < 64 && (b->want & (1ULL << f))))
+	if (f < 64 && (b->want & (1ULL << f)))
+		return true;
+	if (gl_bpf_driver_absent(f, why, sizeof(why)))
+		return false;
+	if (!b->want)
 		return true;
 	for (g = 1; g < GPULAT_FAM_MAX && g < 64; g++) {
 		bf = gl_bpf_family(g);
@@ -252,6 +277,85 @@ static void bs_family_clear(struct gl_bpf *b, const struct gl_bpf_family *bf)
 	free(v);
 }
 
+/*
+ * gl_bpf_attach_all - attach every family @b wants; those held back for
+ * a driver not loaded are marked so in the settings (a later refresh
+ * attaches them)
+ */
+int gl_bpf_attach_all(struct gl_bpf *b)
+{
+	struct gl_bpf_conf c;
+	uint32_t f, held = 0;
+	char why[160];
+	int ret;
+
+	for (f = 1; f < GPULAT_FAM_MAX; f++) {
+		if (!gl_bpf_family(f))
+			continue;
+		if (gl_bpf_family_wanted(b, f))
+			gl_bpf_family_on(b, f);
+		else if ((!b->want || (b->want & (1ULL << f))) &&
+			 gl_bpf_driver_absent(f, why, sizeof(why)))
+			held |= 1U << f;
+	}
+	gl_bpf_lock(b);
+	ret = gl_bpf_conf_get(b, &c);
+	if (!ret) {
+		c.held = held;
+		ret = gl_bpf_conf_put(b, &c);
+	}
+	gl_bpf_unlock(b);
+	return ret;
+}
+
+/* bs_held_clear - family @f is no longer held back (switched by hand, or attached) */
+static void bs_held_clear(struct gl_bpf *b, uint32_t f)
+{
+	struct gl_bpf_conf c;
+
+	gl_bpf_lock(b);
+	if (!gl_bpf_conf_get(b, &c) && (c.held & (1U << f))) {
+		c.held &= ~(1U << f);
+		gl_bpf_conf_put(b, &c);
+	}
+	gl_bpf_unlock(b);
+}
+
+int gl_bpf_refresh(struct gl_bpf *b)
+{
+	struct gl_bpf_conf c;
+	char why[160];
+	uint32_t f;
+	int ret;
+
+	ret = gl_bpf_conf_get(b, &c);
+	if (ret || !c.held)
+		return ret;
+	for (f = 1; f < GPULAT_FAM_MAX; f++) {
+		if (!(c.held & (1U << f)) ||
+		    gl_bpf_driver_absent(f, why, sizeof(why)))
+			continue;
+		bs_held_clear(b, f);
+		ret = gl_bpf_family_on(b, f);
+		if (ret)
+			fprintf(stderr,
+				"gpulat: the %s family, its driver loaded, did not attach: %s\n",
+				gl_family_name(f), strerror(-ret));
+	}
+	return 0;
+}
+
+const char *gl_bpf_family_held(struct gl_bpf *b, uint32_t f, char *why,
+			       size_t len)
+{
+	struct gl_bpf_conf c;
+
+	if (f >= GPULAT_FAM_MAX || gl_bpf_conf_get(b, &c) ||
+	    !(c.held & (1U << f)))
+		return NULL;
+	return gl_bpf_driver_absent(f, why, len);
+}
+
 int gl_bpf_family_switch(struct gl_bpf *b, uint32_t family, bool on)
 {
 	const struct gl_bpf_family *bf = gl_bpf_family(family);
@@ -260,6 +364,7 @@ int gl_bpf_family_switch(struct gl_bpf *b, uint32_t family, bool on)
 
 	if (!bf)
 		return -ENOENT;
+	bs_held_clear(b, family);	/* switched by hand: never by a refresh */
 	if (bf->nr_rides)
 		return gl_bpf_cgroup_switch(b, on);
 	for (i = 0; i < bf->nr_tps; i++) {

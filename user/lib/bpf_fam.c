@@ -134,6 +134,7 @@ static const struct gl_bpf_family families[GPULAT_FAM_MAX] = {
 		.id = GPULAT_FAM_NVIDIA, TPS(nvidia_tps), DROPS(nvidia_drops),
 		.keyed = "nvidia", .nr_keyed = 4,
 		.clear = gl_bpf_nv_clear, .iter_prog = "gl_nv_scan",
+		.driver = "nvidia",
 	},
 	/* a key lists its four series, as the module's */
 	[GPULAT_FAM_CGROUP] = {

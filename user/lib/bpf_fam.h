@@ -79,6 +79,13 @@ struct gl_bpf_family {
 	 */
 	const struct gl_bpf_ride *rides;
 	unsigned int nr_rides;
+	/*
+	 * the driver whose events the family times (/sys/module/<driver>):
+	 * where it is not loaded the family's programs, which would run on
+	 * every scheduler event for nothing, wait for it unless asked for
+	 * by name; NULL: none
+	 */
+	const char *driver;
 };
 
 /* bpf_nvidia.c */

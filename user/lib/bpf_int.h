@@ -92,6 +92,13 @@ void gl_bpf_pin_path(const struct gl_bpf *b, char *buf, size_t len,
 /* gl_bpf_prog_name - the program of tracepoint @i of family @f */
 const char *gl_bpf_prog_name(char *buf, size_t len, uint32_t f,
 			     unsigned int i, bool raw);
+/*
+ * gl_bpf_driver_absent - why family @f waits (its driver is not loaded),
+ * in @why; NULL when it need not
+ */
+const char *gl_bpf_driver_absent(uint32_t f, char *why, size_t len);
+/* gl_bpf_attach_all - every family @b wants; those held back marked */
+int gl_bpf_attach_all(struct gl_bpf *b);
 /* gl_bpf_family_wanted - whether @b attaches family @f */
 bool gl_bpf_family_wanted(const struct gl_bpf *b, uint32_t f);
 /* gl_bpf_family_on - attach family @f's programs; undone on a failure */

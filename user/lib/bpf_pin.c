@@ -311,9 +311,8 @@ static int bs_pin_all(struct gl_bpf *b, char *err, size_t errlen)
 		}
 	}
 	b->pinned = true;	/* gl_bpf_family_on() pins the links */
-	for (f = 1; !ret && f < GPULAT_FAM_MAX; f++)
-		if (gl_bpf_family(f) && gl_bpf_family_wanted(b, f))
-			gl_bpf_family_on(b, f);
+	if (!ret)
+		ret = gl_bpf_attach_all(b);
 	if (ret)
 		return ret;
 	bpf_object__for_each_map(map, b->skel->obj) {

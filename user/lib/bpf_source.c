@@ -187,7 +187,6 @@ struct gl_bpf *gl_bpf_open(enum gl_bpf_mode mode, uint64_t families,
 			   int *ret, char *err, size_t errlen)
 {
 	struct gl_bpf *b;
-	uint32_t f;
 
 	gl_bpf_log_init();
 	*ret = gl_bpf_precheck(err, errlen);
@@ -205,8 +204,10 @@ struct gl_bpf *gl_bpf_open(enum gl_bpf_mode mode, uint64_t families,
 		if (*ret == -ENOENT && err && !err[0])
 			gl_set_err(err, errlen, "no BPF source is pinned in %s",
 				   GL_BPF_PIN_DIR);
-		if (!*ret)
+		if (!*ret) {
 			bs_stale_readers(b);
+			gl_bpf_refresh(b);
+		}
 	} else {
 		b->want = families;
 		*ret = gl_bpf_load(b, err, errlen);
@@ -214,9 +215,8 @@ struct gl_bpf *gl_bpf_open(enum gl_bpf_mode mode, uint64_t families,
 			*ret = gl_bpf_collect(b);
 		if (!*ret)
 			*ret = gl_bpf_conf_init(b);
-		for (f = 1; !*ret && f < GPULAT_FAM_MAX; f++)
-			if (gl_bpf_family(f) && gl_bpf_family_wanted(b, f))
-				gl_bpf_family_on(b, f);
+		if (!*ret)
+			*ret = gl_bpf_attach_all(b);
 	}
 	if (*ret) {
 		if (err && !err[0])

@@ -50,5 +50,13 @@ bool gl_bpf_pinned(void);
 const char *gl_bpf_attached_by(const struct gl_bpf *b, char *buf,
 			       size_t len);
 bool gl_bpf_is_pinned(const struct gl_bpf *b);
+/*
+ * gl_bpf_refresh - attach the families held back for a driver that has
+ * loaded since (a long-running reader calls it now and then)
+ */
+int gl_bpf_refresh(struct gl_bpf *b);
+/* gl_bpf_family_held - why family @f is held back, or NULL */
+const char *gl_bpf_family_held(struct gl_bpf *b, uint32_t f, char *why,
+			       size_t len);
 
 #endif /* _GPULAT_USER_BPF_SOURCE_H */

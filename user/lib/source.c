@@ -179,6 +179,19 @@ int gl_source_trace_self_left(struct gl_source *src, uint64_t *n)
 	return ret;
 }
 
+int gl_source_refresh(struct gl_source *src)
+{
+	return src->kind == GL_SOURCE_BPF ? gl_bpf_refresh(src->bpf) : 0;
+}
+
+const char *gl_source_family_held(struct gl_source *src, uint32_t family,
+				  char *why, size_t len)
+{
+	if (src->kind != GL_SOURCE_BPF)
+		return NULL;
+	return gl_bpf_family_held(src->bpf, family, why, len);
+}
+
 bool gl_source_pinned(const struct gl_source *src)
 {
 	return src->kind == GL_SOURCE_BPF && gl_bpf_is_pinned(src->bpf);

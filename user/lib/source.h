@@ -76,6 +76,15 @@ const char *gl_source_describe(const struct gl_source *src, char *buf,
  * BPF source's gl_trace_cnt); 0 or -errno
  */
 int gl_source_trace_self_left(struct gl_source *src, uint64_t *n);
+/*
+ * gl_source_refresh - attach what waited for a driver that has loaded
+ * since (BPF: the nvidia family on a host booted without the driver);
+ * a long-running reader calls it now and then
+ */
+int gl_source_refresh(struct gl_source *src);
+/* gl_source_family_held - why @family waits for its driver, or NULL */
+const char *gl_source_family_held(struct gl_source *src, uint32_t family,
+				  char *why, size_t len);
 /* gl_source_pinned - whether it is the BPF source gpulat attach pinned */
 bool gl_source_pinned(const struct gl_source *src);
 /* gl_source_fd - the module's file, -1 for BPF */
