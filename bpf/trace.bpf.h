@@ -87,9 +87,9 @@ static __always_inline bool gl_trace_self(struct gl_bpf_trace_cnt *cnt,
 
 /* gl_trace_out_to - gl_trace_out() for the reader in slot @slot */
 static __always_inline void gl_trace_out_to(struct gl_bpf_trace_cnt *cnt,
-					     const void *rec, __u32 len,
-					     __u32 family, __u64 latency_ns,
-					     __u32 slot)
+					    const void *rec, __u32 len,
+					    __u32 family, __u64 latency_ns,
+					    __u32 slot)
 {
 	__u32 key = slot;	/* the lookup takes its address */
 	void *ring;
@@ -108,10 +108,12 @@ static __always_inline void gl_trace_out_to(struct gl_bpf_trace_cnt *cnt,
  * Written out slot by slot: a loop whose counter's address is taken (the
  * map key) is kept on the stack, where the verifier loses its bounds.
  */
-_Static_assert(GL_BPF_READERS == 4, "gl_trace_out() writes to 4 readers");
+#if GL_BPF_READERS != 4
+#error "gl_trace_out() writes to 4 readers"
+#endif
 static __always_inline void gl_trace_out(struct gl_bpf_trace_cnt *cnt,
-					  const void *rec, __u32 len,
-					  __u32 family, __u64 latency_ns)
+					 const void *rec, __u32 len,
+					 __u32 family, __u64 latency_ns)
 {
 	if (family >= GPULAT_FAM_MAX)
 		return;

@@ -265,9 +265,9 @@ user-clean:
 .SECONDARY: $(USER_UNIT_HELPER_OBJS) $(USER_FUZZ_OBJS) \
 	    $(patsubst $(USER_UNIT_OUT)/%,$(USER_UNIT_OUT)/obj/t_%.o,$(USER_UNIT_TESTS))
 
-# The BPF source's loader embeds the skeleton, its reader uses its types
-# (bpf/bpf.mk).
-$(foreach f,bpf_source bpf_load,$(patsubst %,%/lib/$(f).o,$(USER_OUT)/obj \
+# The BPF source's loader embeds the skeleton, its reader and pins use its
+# types (bpf/bpf.mk).
+$(foreach f,bpf_source bpf_load bpf_pin,$(patsubst %,%/lib/$(f).o,$(USER_OUT)/obj \
 	$(USER_GUEST_OBJ) $(USER_UNIT_OUT)/obj $(USER_FUZZ_OUT)/obj)): $(BPF_SKEL)
 
 # Leave the including Makefile's default goal alone.

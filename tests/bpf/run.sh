@@ -17,6 +17,38 @@ fi
 tests=("$@")
 ((${#tests[@]})) || tests=(tests/bpf/test_*.sh)
 fail=0
+
+# Other gpulat users beside the tests, as on a shared host, each in a
+# bpffs of its own (never the host's pins, which may be someone's): a
+# pinned source read by a serve with its flight recorder, and an
+# attach/detach loop.  GPULAT_BPFTEST_ALONE=1 runs without them.
+BESIDE=
+beside_stop() {
+	[[ -n $BESIDE ]] || return 0
+	kill -- -"$BESIDE" 2>/dev/null
+	wait "$BESIDE" 2>/dev/null
+	BESIDE=
+}
+if [[ -z $why && -z ${GPULAT_BPFTEST_ALONE:-} ]]; then
+	g=$(realpath "${GPULAT:-build/user/gpulat}")
+	port=$(python3 tests/bpf/serve_probe.py port)
+	dir=$(mktemp -d /tmp/gpulat-beside.XXXXXX)
+	setsid bash -c '
+		trap "kill 0" EXIT
+		unshare -m --propagation private bash -c "
+			mount -t bpf bpf /sys/fs/bpf && \"\$0\" attach &&
+			exec \"\$0\" serve --listen 127.0.0.1:$1 \
+				-t sched=5ms --flight $2 --flight-gap 5" \
+			"$0" "$1" "$2" >"$2/serve.log" 2>&1 &
+		unshare -m --propagation private bash -c "
+			mount -t bpf bpf /sys/fs/bpf &&
+			while :; do \"\$0\" attach; \"\$0\" detach; sleep 1; done" \
+			"$0" >/dev/null 2>&1 &
+		wait' "$g" "$port" "$dir" &
+	BESIDE=$!
+	trap 'beside_stop; rm -rf "$dir"' EXIT
+	echo "# beside the tests: gpulat serve on a pinned source (127.0.0.1:$port) and an attach/detach loop, each in a bpffs of its own"
+fi
 for t in "${tests[@]}"; do
 	[[ -f $t ]] || t=tests/bpf/$t
 	[[ -f $t ]] || t=$t.sh

@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # BPF source pinned by gpulat attach: it counts between commands, every
-# command reads it (totals grow, reset starts again, disable stops a
-# family's probes), a second attach is refused, detach removes it all.
+# command under auto reads it and says so first (totals grow, reset
+# starts again, disable stops a family's probes), --source bpf and the
+# commands that change shared settings take their own, a second attach
+# is refused, an attach/detach loop never shows a half-made folder, a
+# stale folder is named and never read, detach removes it all.
 . "$(dirname "$0")/lib.sh"
 
 PIN=/sys/fs/bpf/gpulat
@@ -25,6 +28,18 @@ rc=0
 "$GPULAT" status >"$T_TMP/st" 2>&1
 grep -q '^source: *BPF, pinned' "$T_TMP/st" && ok "status names the pinned source" ||
 	not_ok "status names the pinned source # $(head -3 "$T_TMP/st")"
+head -1 "$T_TMP/st" | grep -q "^gpulat: source: BPF pinned in $PIN by gpulat attach (pid [0-9]*, uid 0, at " &&
+	ok "auto says first which source it took, and who attached it" ||
+	not_ok "auto's first line # $(head -1 "$T_TMP/st")"
+"$GPULAT" --source bpf status >"$T_TMP/stb" 2>&1
+grep -q '^source: *BPF, loaded for this command' "$T_TMP/stb" &&
+	! grep -q pinned "$T_TMP/stb" &&
+	ok "--source bpf never reads the pinned source" ||
+	not_ok "--source bpf # $(head -3 "$T_TMP/stb")"
+"$GPULAT" watch-cgroup / -i 0.5 -d 0.5 >/dev/null 2>"$T_TMP/wc"
+! grep -q "pinned" "$T_TMP/wc" &&
+	ok "watch-cgroup under auto takes a source of its own" ||
+	not_ok "watch-cgroup under auto # $(head -2 "$T_TMP/wc")"
 
 sleeper 0 0.002
 sleep 1
@@ -93,8 +108,58 @@ c2=$(conf)
 	ok "a killed reader's open gates are closed by the next command" ||
 	not_ok "a killed reader's gates # reader $tp: before '$c1', after '$c2'"
 
+# attach and detach in a loop beside commands under auto: none ever
+# finds the folder half made (each takes the source, or one of its own)
+"$GPULAT" detach >/dev/null
+setsid bash -c 'while :; do "$0" attach; "$0" detach; done' "$GPULAT" \
+	>/dev/null 2>&1 &
+loop=$!
+bad=0 pinned=0
+for i in $(seq 20); do
+	if "$GPULAT" status >"$T_TMP/l.out" 2>"$T_TMP/l.err"; then
+		grep -q '^source: *BPF, pinned' "$T_TMP/l.out" && pinned=$((pinned + 1))
+	else
+		bad=$((bad + 1))
+		sed 's/^/# /' "$T_TMP/l.err" | head -3
+	fi
+	grep -q "stale\|another build" "$T_TMP/l.err" && bad=$((bad + 1))
+done
+# killed at any step, an attach or a detach leaves a temporary at most,
+# which the next command sweeps
+kill -9 -- -$loop
+wait $loop 2>/dev/null
+[[ $bad -eq 0 ]] &&
+	ok "beside an attach/detach loop every status ran ($pinned of 20 on the pinned source)" ||
+	not_ok "beside an attach/detach loop # $bad of 20 failed or saw a half-made folder"
+"$GPULAT" status >/dev/null 2>&1
+ls -d /sys/fs/bpf/gpulat_* 2>/dev/null | grep -q . &&
+	not_ok "a killed attach's temporaries swept # $(ls -d /sys/fs/bpf/gpulat_*)" ||
+	ok "a killed attach's temporaries swept by the next command"
+"$GPULAT" detach >/dev/null 2>&1
+
+# a folder that is not a whole source (a killed attach of an older
+# gpulat, pins removed by hand) is named and never read
+mkdir -p "$PIN/maps"
+rc=0
+"$GPULAT" --source pinned status >/dev/null 2>"$T_TMP/sp" || rc=$?
+[[ $rc -ne 0 ]] && grep -q "$PIN is stale" "$T_TMP/sp" &&
+	ok "--source pinned names a stale folder and fails (exit $rc)" ||
+	not_ok "--source pinned on a stale folder # rc $rc: $(cat "$T_TMP/sp")"
+"$GPULAT" status >"$T_TMP/sa" 2>&1 &&
+	head -1 "$T_TMP/sa" | grep -q "not read: $PIN is stale" &&
+	grep -q '^source: *BPF, loaded for this command' "$T_TMP/sa" &&
+	ok "auto names a stale folder and loads its own" ||
+	not_ok "auto on a stale folder # $(head -2 "$T_TMP/sa")"
+"$GPULAT" attach >/dev/null 2>"$T_TMP/as" &&
+	ok "attach takes the place of a stale folder" ||
+	not_ok "attach over a stale folder # $(cat "$T_TMP/as")"
 "$GPULAT" detach >/dev/null && [[ ! -e $PIN ]] &&
 	ok "detach removes the pins" || not_ok "detach"
+rc=0
+"$GPULAT" --source pinned status >/dev/null 2>"$T_TMP/np" || rc=$?
+[[ $rc -ne 0 ]] && grep -q "no BPF source is pinned" "$T_TMP/np" &&
+	ok "--source pinned without one says so (exit $rc)" ||
+	not_ok "--source pinned without one # rc $rc: $(cat "$T_TMP/np")"
 "$GPULAT" --source bpf status >"$T_TMP/st2" 2>&1
 grep -q 'loaded for this command' "$T_TMP/st2" &&
 	ok "after detach a command loads its own" || not_ok "after detach # $(head -3 "$T_TMP/st2")"

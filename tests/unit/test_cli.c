@@ -117,7 +117,9 @@ TEST(parse_source)
 	ASSERT_EQ(GL_SOURCE_AUTO, o.source);
 	ASSERT_EQ(GPULAT_CMD_ATTACH, o.cmd);
 	ASSERT_NE(0, parse(&o, err, "--source", "dkms", "hist"));
-	ASSERT_NE(NULL, strstr(err, "auto, kmod or bpf"));
+	ASSERT_NE(NULL, strstr(err, "auto, kmod, bpf or pinned"));
+	ASSERT_EQ(0, parse(&o, err, "--source", "pinned", "trace"));
+	ASSERT_EQ(GL_SOURCE_PINNED, o.source);
 	ASSERT_NE(0, parse(&o, err, "--source"));
 	ASSERT_NE(0, parse(&o, err, "--source=", "hist"));
 	ASSERT_NE(0, parse(&o, err, "--sourcery", "hist"));

@@ -61,7 +61,14 @@ void gl_bpf_pin_path(const struct gl_bpf *b, char *buf, size_t len,
 	char *p;
 	int n;
 
-	n = snprintf(buf, len, "%s/%s/", b->pin_dir, kind);
+	/*
+	 * through the folder opened (lock_fd): a detach that renames it away
+	 * meanwhile cannot make a path resolve elsewhere
+	 */
+	if (b->lock_fd >= 0)
+		n = snprintf(buf, len, "/proc/self/fd/%d/%s/", b->lock_fd, kind);
+	else
+		n = snprintf(buf, len, "%s/%s/", b->pin_dir, kind);
 	snprintf(buf + n, len - n, "%s", name);
 	for (p = buf + n; *p; p++)
 		if (*p == '.')

@@ -13,6 +13,7 @@
 
 #include "uapi/gpulat.h"
 #include "gpulat_bpf.h"
+#include "procname.h"
 
 #define GL_BPF_MAX_MAPS		64
 #define GL_BPF_NAME		64
@@ -57,6 +58,7 @@ struct gl_bpf {
 	unsigned char *stage;		/* records fetched, not yet returned */
 	size_t stage_len, stage_off, stage_cap;
 	uint64_t *lost_seen;		/* per CPU */
+	struct procname_cache names;	/* the culprits' comm and tgid */
 };
 
 /* bpf_source.c */
@@ -71,7 +73,6 @@ int gl_bpf_conf_init(struct gl_bpf *b);
 
 /* bpf_pin.c */
 int gl_bpf_open_pinned(struct gl_bpf *b, char *err, size_t errlen);
-void gl_bpf_pin_sweep(void);
 /* gl_bpf_cgroup_switch - the cgroup family on or off (in the settings) */
 int gl_bpf_cgroup_switch(struct gl_bpf *b, bool on);
 

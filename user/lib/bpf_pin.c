@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -146,29 +147,46 @@ static void bs_open_progs(struct gl_bpf *b)
  * gl_bpf_open_pinned - the source GL_BPF_PIN_DIR holds: 0; -ENOENT
  * nothing pinned (@err empty) or a stale folder, -EPROTO another build's
  */
+/* bs_moved - whether the folder opened is no longer at its path (detached) */
+static bool bs_moved(const struct gl_bpf *b)
+{
+	struct stat a, p;
+
+	return fstat(b->lock_fd, &a) || stat(b->pin_dir, &p) ||
+	       a.st_ino != p.st_ino || a.st_dev != p.st_dev;
+}
+
 int gl_bpf_open_pinned(struct gl_bpf *b, char *err, size_t errlen)
 {
 	struct gl_bpf_conf c;
-	struct stat st;
-	int ret;
+	int ret = 0;
 
 	if (err && errlen)
 		err[0] = '\0';
-	if (stat(b->pin_dir, &st))
+	b->lock_fd = open(b->pin_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (b->lock_fd < 0)
 		return -ENOENT;
 	b->pinned = true;
-	b->lock_fd = open(b->pin_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* a detach removes the pins under LOCK_EX: none goes while we open */
+	while (flock(b->lock_fd, LOCK_SH) && errno == EINTR)
+		;
 	ret = bs_open_maps(b, err, errlen);
-	if (ret)
-		return ret;
-	if (gl_bpf_conf_get(b, &c) || !c.ready) {
+	if (!ret && (gl_bpf_conf_get(b, &c) || !c.ready)) {
 		gl_set_err(err, errlen,
 			   "%s is stale: its settings were never made (an attach that did not finish; run gpulat detach)",
 			   b->pin_dir);
-		return -ENOENT;
+		ret = -ENOENT;
 	}
-	bs_open_progs(b);
-	return 0;
+	if (!ret)
+		bs_open_progs(b);
+	/* emptied by a detach before we got it: nothing is pinned */
+	if (ret && bs_moved(b)) {
+		if (err && errlen)
+			err[0] = '\0';
+		ret = -ENOENT;
+	}
+	flock(b->lock_fd, LOCK_UN);
+	return ret;
 }
 
 /* gl_bpf_pinned - whether anything is at GL_BPF_PIN_DIR */
@@ -226,6 +244,28 @@ static int bs_rm(const char *dir)
 	return rmdir(dir) ? -errno : 0;
 }
 
+/* bs_alive - whether process @pid runs (a zombie is gone: killed, not reaped) */
+static bool bs_alive(long pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
 /*
  * gl_bpf_pin_sweep - remove the temporaries of attaches and detaches
  * whose process is gone (killed); those of live ones are theirs
@@ -233,7 +273,7 @@ static int bs_rm(const char *dir)
 void gl_bpf_pin_sweep(void)
 {
 	static const char *const pre[] = { BS_TMP, BS_OLD };
-	char pattern[256], proc[64];
+	char pattern[256];
 	unsigned int k;
 	glob_t g;
 	size_t i;
@@ -245,8 +285,7 @@ void gl_bpf_pin_sweep(void)
 			continue;
 		for (i = 0; i < g.gl_pathc; i++) {
 			pid = strtol(g.gl_pathv[i] + strlen(pre[k]), NULL, 10);
-			snprintf(proc, sizeof(proc), "/proc/%ld", pid);
-			if (pid <= 0 || access(proc, F_OK))
+			if (!bs_alive(pid))
 				bs_rm(g.gl_pathv[i]);
 		}
 		globfree(&g);
@@ -438,22 +477,33 @@ int gl_bpf_pin(char *err, size_t errlen)
 int gl_bpf_unpin(char *err, size_t errlen)
 {
 	char old[128];
+	int fd, ret = 0;
 
 	gl_bpf_pin_sweep();
 	snprintf(old, sizeof(old), "%s%d", BS_OLD, (int)getpid());
-	/* out of the way first: no reader finds it half removed */
-	if (rename(GL_BPF_PIN_DIR, old)) {
-		if (errno == ENOENT)
+	fd = open(GL_BPF_PIN_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -ENOENT)
 			gl_set_err(err, errlen, "no BPF source is pinned in %s",
 				   GL_BPF_PIN_DIR);
 		else
 			gl_set_err(err, errlen, "%s: %s", GL_BPF_PIN_DIR,
-				   strerror(errno));
-		return -errno;
+				   strerror(-ret));
+		return ret;
 	}
-	if (bs_rm(old)) {
-		gl_set_err(err, errlen, "%s: %s", old, strerror(errno));
-		return -errno;
+	/* no reader is half way through opening it, nor changing it */
+	while (flock(fd, LOCK_EX) && errno == EINTR)
+		;
+	/* out of the way first: no reader finds it half removed */
+	if (rename(GL_BPF_PIN_DIR, old)) {
+		ret = -errno;
+		gl_set_err(err, errlen, "%s: %s", GL_BPF_PIN_DIR,
+			   strerror(-ret));
+	} else if (bs_rm(old)) {
+		ret = -errno;
+		gl_set_err(err, errlen, "%s: %s", old, strerror(-ret));
 	}
-	return 0;
+	close(fd);
+	return ret;
 }

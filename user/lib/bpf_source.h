@@ -46,6 +46,8 @@ int gl_bpf_trace_self_left(struct gl_bpf *b, uint64_t *n);
 int gl_bpf_pin(char *err, size_t errlen);
 int gl_bpf_unpin(char *err, size_t errlen);
 bool gl_bpf_pinned(void);
+/* gl_bpf_pin_sweep - remove what attaches and detaches since killed left */
+void gl_bpf_pin_sweep(void);
 /* gl_bpf_attached_by - who pinned @b: "gpulat attach (pid P, uid U, at T)" */
 const char *gl_bpf_attached_by(const struct gl_bpf *b, char *buf,
 			       size_t len);

@@ -9,7 +9,7 @@
  * BPF left out is filled in here: who held the CPU of a wait, from the
  * copy of its CPU's history each record carries (the module's walk,
  * too long for the verifier), the culprits' comm and tgid (from /proc,
- * -1 when gone) and cgroup (from the history: taken as they ran), and GPULAT_REC_LOST records from the per-CPU count of
+ * cached for a second, -1 when gone: procname.h) and cgroup (from the history: taken as they ran), and GPULAT_REC_LOST records from the per-CPU count of
  * records the ring buffer had no room for.
  */
 #include <errno.h>
@@ -27,6 +27,7 @@
 #include "bpf_source.h"
 #include "gpulat_user.h"
 #include "libinternal.h"
+#include "procname.h"
 
 /* Records fetched at most in one go (the ring holds about 5,000). */
 #define BS_STAGE_MAX	(4U << 20)
@@ -40,31 +41,6 @@ static const uint32_t fam_keeps[GPULAT_FAM_MAX] = {
 #include "families.h"
 #undef GPULAT_FAMILY
 };
-
-/* bs_name - comm and tgid of @pid from /proc; tgid -1 when it is gone */
-static void bs_name(int32_t pid, int32_t *tgid, char comm[GPULAT_COMM_LEN])
-{
-	char path[64], line[256];
-	FILE *f;
-
-	*tgid = -1;
-	memset(comm, 0, GPULAT_COMM_LEN);
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "Name:\t", 6)) {
-			line[strcspn(line, "\n")] = '\0';
-			memcpy(comm, line + 6,
-			       strnlen(line + 6, GPULAT_COMM_LEN - 1));
-		} else if (!strncmp(line, "Tgid:\t", 6)) {
-			*tgid = atoi(line + 6);
-			break;
-		}
-	}
-	fclose(f);
-}
 
 static int bs_stage(struct gl_bpf *b, const void *rec, size_t len)
 {
@@ -129,7 +105,7 @@ static bool bs_spans(const struct gl_trace_span *ring, uint32_t pos,
  * history newest first, each task's share summed, the top ones named.
  * (The module's trace_culprits().)
  */
-static void bs_culprits(struct gpulat_rec_sample *s,
+static void bs_culprits(struct gl_bpf *b, struct gpulat_rec_sample *s,
 			const struct gl_trace_act *a, uint64_t since,
 			uint64_t start, uint64_t end)
 {
@@ -177,7 +153,8 @@ static void bs_culprits(struct gpulat_rec_sample *s,
 		c->ns = who[k].ns;
 		/* its cgroup at its latest switch-in in the wait */
 		s->culprit_cgroup[k] = who[k].cg;
-		bs_name(c->pid, &c->tgid, c->comm);
+		procname_get(&b->names, c->pid, gl_bpf_now_ns(), &c->tgid,
+			     c->comm);
 	}
 	s->nr_culprits = k;
 	s->other_ns = end - start - (s->culprits[0].ns + s->culprits[1].ns +
@@ -186,7 +163,8 @@ static void bs_culprits(struct gpulat_rec_sample *s,
 }
 
 /* bs_explain - fill in who held the CPU of a wait from its history */
-static void bs_explain(struct gpulat_rec_sample *s, const struct gl_bpf_rec *r)
+static void bs_explain(struct gl_bpf *b, struct gpulat_rec_sample *s,
+		       const struct gl_bpf_rec *r)
 {
 	uint64_t end = s->hdr.time_ns, start;
 
@@ -194,7 +172,7 @@ static void bs_explain(struct gpulat_rec_sample *s, const struct gl_bpf_rec *r)
 		return;
 	start = end - s->latency_ns;
 	if (r->keeps & GL_KEEPS_SWITCHES)
-		bs_culprits(s, &r->act, r->since_ns, start, end);
+		bs_culprits(b, s, &r->act, r->since_ns, start, end);
 	if (r->keeps & GL_KEEPS_IRQ) {
 		if (!bs_spans(r->act.irq, r->act.irq_pos, r->since_ns, start,
 			      end, &s->irq_ns))
@@ -231,7 +209,7 @@ static int bs_on_rec(void *ctx, void *data, size_t len)
 	    r->s.hdr.size != sizeof(s))
 		return 0;	/* the programs write no other */
 	memcpy(&s, &r->s, sizeof(s));
-	bs_explain(&s, r);
+	bs_explain(b, &s, r);
 	if (bs_stage(b, &s, sizeof(s)) && s.hdr.cpu < b->ncpus)
 		b->lost_seen[s.hdr.cpu]--;
 	return 0;

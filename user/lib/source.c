@@ -51,6 +51,7 @@ static struct gl_bpf *src_auto_pinned(const struct gl_source_req *rq)
 	struct gl_bpf *b;
 	int ret;
 
+	gl_bpf_pin_sweep();	/* what killed attaches left */
 	if (rq->own || !gl_bpf_pinned())
 		return NULL;
 	b = gl_bpf_open(GL_BPF_PINNED, 0, &ret, why, sizeof(why));
