@@ -213,23 +213,29 @@ static __always_inline void gl_hit(__u32 fam, __u32 i)
 
 /*
  * Start stamps of the sched and mm families: the module's packed layout
- * (kmod/stamp.h), in arrays indexed by the low pid bits.
+ * (kmod/stamp.h), in array maps indexed by the low pid bits and sized
+ * at load as the module sizes its tables (so many entries per possible
+ * CPU, at least 2^10: user/lib/bpf_load.c), never by pid_max.
  */
-#define GL_PID_BITS		22
-#define GL_PST_BITS		16	/* entries: 2^16, the index bits */
+#define GL_PID_BITS		GL_BPF_PID_BITS
+#define GL_PST_MIN_BITS		GL_BPF_PST_MIN_BITS
 #define GL_PST_FLAG		(1ULL << 12)
 #define GL_PST_USED		(1ULL << 13)
 #define GL_PST_TS_SHIFT		14
-#define GL_PST_PID_HI		((1ULL << (GL_PID_BITS - 10)) - 1)
+#define GL_PST_PID_HI		((1ULL << (GL_PID_BITS - GL_PST_MIN_BITS)) - 1)
 
-static __always_inline __u64 gl_pst_tag(__u32 pid)
+/* the tables' index bits by family, set at load */
+extern const volatile __u32 gl_pst_bits[GPULAT_FAM_MAX];
+
+/* gl_pst_tag - the tag of @pid in a table of 2^@bits entries */
+static __always_inline __u64 gl_pst_tag(__u32 pid, __u32 bits)
 {
-	return GL_PST_USED | (pid >> GL_PST_BITS);
+	return GL_PST_USED | (pid >> bits);
 }
 
-static __always_inline bool gl_pst_owns(__u64 entry, __u32 pid)
+static __always_inline bool gl_pst_owns(__u64 entry, __u32 pid, __u32 bits)
 {
-	return (entry & (GL_PST_USED | GL_PST_PID_HI)) == gl_pst_tag(pid);
+	return (entry & (GL_PST_USED | GL_PST_PID_HI)) == gl_pst_tag(pid, bits);
 }
 
 static __always_inline __u64 gl_stamp(__u64 now, __u64 tag)

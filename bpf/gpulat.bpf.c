@@ -15,6 +15,7 @@ struct gl_bpf_conf gl_conf = {
 
 /* A family whose programs the verifier must refuse: tests only (0: none). */
 const volatile __u32 gl_test_reject;
+const volatile __u32 gl_pst_bits[GPULAT_FAM_MAX];
 
 #include "sched.bpf.h"
 #include "block.bpf.h"

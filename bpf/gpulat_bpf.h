@@ -74,6 +74,13 @@ struct gl_bpf_flight {
 	__u64 first;		/* block: its first event (the cgroup series') */
 };
 
+/*
+ * The pid-indexed stamp tables (sched, mm): pids are below 2^22, a table
+ * has at least 2^10 entries (the module's GPULAT_PST_MIN_BITS).
+ */
+#define GL_BPF_PID_BITS		22
+#define GL_BPF_PST_MIN_BITS	10
+
 /* Keys kept per keyed family (the module's defaults). */
 #define GL_BPF_BLOCK_KEYS	32
 #define GL_BPF_NET_KEYS		32

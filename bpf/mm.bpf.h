@@ -36,17 +36,23 @@
 #include "tp.bpf.h"
 #include "trace.bpf.h"
 
-#define GL_MM_MASK		((1U << GL_PST_BITS) - 1)
 #define GL_MM_RECLAIM		0	/* the two entries of a pid */
 #define GL_MM_COMPACTION	1
 #define GL_PF_MEMALLOC		0x00000800	/* include/linux/sched.h */
 
-__u64 gl_mm_stamps[2U << GL_PST_BITS];
+/* a stamp per kind for each of 2^gl_pst_bits[mm] pids, sized at load */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2U << GL_PST_MIN_BITS);
+	__type(key, __u32);
+	__type(value, __u64);
+} gl_mm_st SEC(".maps");
 
 static __always_inline __u64 *gl_mm_slot(__u32 pid, __u32 kind)
 {
-	return &gl_mm_stamps[((pid & GL_MM_MASK) << 1 | kind) &
-			     ((2U << GL_PST_BITS) - 1)];
+	__u32 i = (pid & ((1U << gl_pst_bits[GPULAT_FAM_MM]) - 1)) << 1 | kind;
+
+	return bpf_map_lookup_elem(&gl_mm_st, &i);
 }
 
 /*
@@ -58,10 +64,13 @@ static __always_inline __u64 *gl_mm_slot(__u32 pid, __u32 kind)
 static __always_inline void gl_mm_start(__u32 pid, __u32 kind, __u64 flags,
 					__u64 now)
 {
-	__u64 *slot = gl_mm_slot(pid, kind), old = *slot;
+	__u64 *slot = gl_mm_slot(pid, kind), old;
 
-	*slot = gl_stamp(now, flags | gl_pst_tag(pid));
-	if (old && !gl_pst_owns(old, pid))
+	if (!slot)
+		return;
+	old = *slot;
+	*slot = gl_stamp(now, flags | gl_pst_tag(pid, gl_pst_bits[GPULAT_FAM_MM]));
+	if (old && !gl_pst_owns(old, pid, gl_pst_bits[GPULAT_FAM_MM]))
 		gl_count(GPULAT_FAM_MM, GPULAT_MM_EVICTED);
 }
 
@@ -69,11 +78,14 @@ static __always_inline void gl_mm_start(__u32 pid, __u32 kind, __u64 flags,
 static __always_inline void gl_mm_end(struct task_struct *t, __u32 pid,
 				      __u32 kind, __u64 now)
 {
-	__u64 *slot = gl_mm_slot(pid, kind), old = *slot;
+	__u64 *slot = gl_mm_slot(pid, kind), old;
 	__u32 series;
 	__s64 delta;
 
-	if (!gl_pst_owns(old, pid)) {
+	if (!slot)
+		return;
+	old = *slot;
+	if (!gl_pst_owns(old, pid, gl_pst_bits[GPULAT_FAM_MM])) {
 		gl_count(GPULAT_FAM_MM, GPULAT_MM_NO_START);
 		return;
 	}

@@ -19,34 +19,51 @@
 #include "tp.bpf.h"
 #include "trace.bpf.h"
 
-#define GL_SCHED_MASK	((1U << GL_PST_BITS) - 1)
+/* 2^gl_pst_bits[sched] stamps, sized at load (bpf_fam.c) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1U << GL_PST_MIN_BITS);
+	__type(key, __u32);
+	__type(value, __u64);
+} gl_sched_st SEC(".maps");
 
-__u64 gl_sched_stamps[1U << GL_PST_BITS];
+static __always_inline __u64 *gl_sched_slot(__u32 pid)
+{
+	__u32 i = pid & ((1U << gl_pst_bits[GPULAT_FAM_SCHED]) - 1);
+
+	return bpf_map_lookup_elem(&gl_sched_st, &i);
+}
 
 /* sched_start - stamp @pid as runnable since @now (see the module's) */
 static __always_inline void gl_sched_start(__u32 pid, __u64 kind, __u64 now,
 					   bool keep)
 {
-	__u64 *slot = &gl_sched_stamps[pid & GL_SCHED_MASK], old = *slot;
+	__u64 *slot = gl_sched_slot(pid), old;
 
-	if (gl_pst_owns(old, pid)) {
+	if (!slot)
+		return;
+	old = *slot;
+	if (gl_pst_owns(old, pid, gl_pst_bits[GPULAT_FAM_SCHED])) {
 		if (keep && (old & GL_PST_FLAG))
 			return;
 	} else if (old) {
 		gl_count(GPULAT_FAM_SCHED, GPULAT_SCHED_EVICTED);
 	}
-	*slot = gl_stamp(now, kind | gl_pst_tag(pid));
+	*slot = gl_stamp(now, kind | gl_pst_tag(pid, gl_pst_bits[GPULAT_FAM_SCHED]));
 }
 
 /* sched_end - @p (pid @pid) runs at @now: file its wait */
 static __always_inline void gl_sched_end(struct task_struct *p, __u32 pid,
 					 __u64 now)
 {
-	__u64 *slot = &gl_sched_stamps[pid & GL_SCHED_MASK], old = *slot;
+	__u64 *slot = gl_sched_slot(pid), old;
 	__u32 series;
 	__s64 delta;
 
-	if (!gl_pst_owns(old, pid)) {
+	if (!slot)
+		return;
+	old = *slot;
+	if (!gl_pst_owns(old, pid, gl_pst_bits[GPULAT_FAM_SCHED])) {
 		gl_count(GPULAT_FAM_SCHED, GPULAT_SCHED_NO_START);
 		return;
 	}

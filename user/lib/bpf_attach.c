@@ -157,22 +157,17 @@ const char *gl_bpf_driver_absent(uint32_t f, char *why, size_t len)
 }
 
 /*
- * gl_bpf_family_wanted - @f was asked for, or a family asked for files
- * its samples from @f's programs (the cgroup family rides on others');
- * a family whose driver is not loaded only when asked for by name
+ * gl_bpf_family_loads - @f's programs are loaded: every family, or @f was
+ * asked for, or a family asked for files its samples from @f's programs
+ * (the cgroup family rides on others')
  */
-bool gl_bpf_family_wanted(const struct gl_bpf *b, uint32_t f)
+bool gl_bpf_family_loads(const struct gl_bpf *b, uint32_t f)
 {
 	const struct gl_bpf_family *bf;
-	char why[160];
 	uint32_t g;
 	unsigned int i;
 
-	if (f < 64 && (b->want & (1ULL << f)))
-		return true;
-	if (gl_bpf_driver_absent(f, why, sizeof(why)))
-		return false;
-	if (!b->want)
+	if (!b->want || (f < 64 && (b->want & (1ULL << f))))
 		return true;
 	for (g = 1; g < GPULAT_FAM_MAX && g < 64; g++) {
 		bf = gl_bpf_family(g);
@@ -183,6 +178,20 @@ bool gl_bpf_family_wanted(const struct gl_bpf *b, uint32_t f)
 				return true;
 	}
 	return false;
+}
+
+/*
+ * gl_bpf_family_wanted - @f is attached: its programs loaded, and its
+ * driver loaded unless it was asked for by name
+ */
+bool gl_bpf_family_wanted(const struct gl_bpf *b, uint32_t f)
+{
+	char why[160];
+
+	if (f < 64 && (b->want & (1ULL << f)))
+		return true;
+	return gl_bpf_family_loads(b, f) &&
+	       !gl_bpf_driver_absent(f, why, sizeof(why));
 }
 
 /*
@@ -301,7 +310,7 @@ int gl_bpf_attach_all(struct gl_bpf *b)
 			continue;
 		if (gl_bpf_family_wanted(b, f))
 			gl_bpf_family_on(b, f);
-		else if ((!b->want || (b->want & (1ULL << f))) &&
+		else if (gl_bpf_family_loads(b, f) &&
 			 gl_bpf_driver_absent(f, why, sizeof(why)))
 			held |= 1U << f;
 	}

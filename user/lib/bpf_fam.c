@@ -99,6 +99,8 @@ static const struct gl_bpf_family families[GPULAT_FAM_MAX] = {
 	[GPULAT_FAM_SCHED] = {
 		.id = GPULAT_FAM_SCHED, TPS(sched_tps), DROPS(sched_drops),
 		.pcpu_base = GL_BPF_PCPU_SCHED, .nr_pcpu = 2,
+		/* the module's sched_slots default: kmod/probe_sched.c */
+		.stamps = "gl_sched_st", .stamps_per_cpu = 1024, .stamp_kinds = 1,
 	},
 	/* the module's defaults: kmod/probe_block.c, kmod/probe_net.c */
 	[GPULAT_FAM_BLOCK] = {
@@ -128,6 +130,8 @@ static const struct gl_bpf_family families[GPULAT_FAM_MAX] = {
 	[GPULAT_FAM_MM] = {
 		.id = GPULAT_FAM_MM, TPS(mm_tps), DROPS(mm_drops),
 		.pcpu_base = GL_BPF_PCPU_MM, .nr_pcpu = 4,
+		/* the module's mm_slots default: kmod/probe_mm.c */
+		.stamps = "gl_mm_st", .stamps_per_cpu = 128, .stamp_kinds = 2,
 	},
 	/* every key lists its four series, as the module's */
 	[GPULAT_FAM_NVIDIA] = {

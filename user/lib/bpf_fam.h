@@ -66,6 +66,14 @@ struct gl_bpf_family {
 	/* a per-CPU array of the family's state, zeroed when it is switched on */
 	const char *pcpu_state;
 	/*
+	 * start stamps by pid (sched, mm): array map <stamps> of
+	 * stamp_kinds << bits entries, 2^bits the module's table
+	 * (stamps_per_cpu per possible CPU, at least 2^10, a power of two),
+	 * bits in the programs' gl_pst_bits[id]; NULL: none
+	 */
+	const char *stamps;
+	uint32_t stamps_per_cpu, stamp_kinds;
+	/*
 	 * the module's family ops: clear runs before the programs attach
 	 * (none of them attached), the task iterator iter_prog (bpf/, an
 	 * "iter/task" program) once after; NULL: none

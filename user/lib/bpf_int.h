@@ -100,6 +100,8 @@ const char *gl_bpf_prog_name(char *buf, size_t len, uint32_t f,
 const char *gl_bpf_driver_absent(uint32_t f, char *why, size_t len);
 /* gl_bpf_attach_all - every family @b wants; those held back marked */
 int gl_bpf_attach_all(struct gl_bpf *b);
+/* gl_bpf_family_loads - whether @b loads family @f's programs */
+bool gl_bpf_family_loads(const struct gl_bpf *b, uint32_t f);
 /* gl_bpf_family_wanted - whether @b attaches family @f */
 bool gl_bpf_family_wanted(const struct gl_bpf *b, uint32_t f);
 /* gl_bpf_family_on - attach family @f's programs; undone on a failure */

@@ -291,11 +291,75 @@ static int bs_size_inflight(struct gl_bpf *b)
 		n = (uint64_t)bf->inflight_per_cpu * b->ncpus;
 		if (n < bf->inflight_min)
 			n = bf->inflight_min;
+		if (!gl_bpf_family_loads(b, f))
+			n = 1;
 		if (n > GL_BPF_INFLIGHT_MAX)
 			n = GL_BPF_INFLIGHT_MAX;
 		while (n & (n - 1))
 			n += n & -n;
 		if (bpf_map__set_max_entries(map, n))
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * bs_size_keyed - the keyed maps of a family this source does not load
+ * get one entry: they are read, never written
+ */
+static int bs_size_keyed(struct gl_bpf *b)
+{
+	static const char *const sfx[] = { "_keys", "_kmax" };
+	const struct gl_bpf_family *bf;
+	struct bpf_map *map;
+	char name[GL_BPF_NAME];
+	unsigned int k;
+	uint32_t f;
+
+	for (f = 1; f < GPULAT_FAM_MAX; f++) {
+		bf = gl_bpf_family(f);
+		if (!bf || !bf->keyed || gl_bpf_family_loads(b, f))
+			continue;
+		for (k = 0; k < ARRAY_SIZE(sfx); k++) {
+			snprintf(name, sizeof(name), "%s%s", bf->keyed, sfx[k]);
+			map = bpf_object__find_map_by_name(b->skel->obj, name);
+			if (!map)
+				return -ENOENT;
+			if (bpf_map__set_max_entries(map, 1))
+				return -errno;
+		}
+	}
+	return 0;
+}
+
+/*
+ * bs_size_stamps - each pid-indexed stamp table as large as the module's:
+ * so many entries per possible CPU, at least 2^10, a power of two, never
+ * by pid_max; a family this source does not attach gets the smallest
+ */
+static int bs_size_stamps(struct gl_bpf *b)
+{
+	const struct gl_bpf_family *bf;
+	struct bpf_map *map;
+	uint32_t f, bits;
+	uint64_t n;
+
+	for (f = 1; f < GPULAT_FAM_MAX; f++) {
+		bf = gl_bpf_family(f);
+		if (!bf || !bf->stamps)
+			continue;
+		map = bpf_object__find_map_by_name(b->skel->obj, bf->stamps);
+		if (!map)
+			return -ENOENT;
+		n = (uint64_t)bf->stamps_per_cpu * b->ncpus;
+		if (!gl_bpf_family_loads(b, f) || n < 1U << GL_BPF_PST_MIN_BITS)
+			n = 1U << GL_BPF_PST_MIN_BITS;
+		if (n > 1U << GL_BPF_PID_BITS)
+			n = 1U << GL_BPF_PID_BITS;
+		for (bits = 0; (1ULL << bits) < n; bits++)
+			;
+		b->skel->rodata->gl_pst_bits[f] = bits;
+		if (bpf_map__set_max_entries(map, bf->stamp_kinds << bits))
 			return -errno;
 	}
 	return 0;
@@ -330,6 +394,10 @@ int gl_bpf_load(struct gl_bpf *b, char *err, size_t errlen)
 		}
 		b->skel->rodata->gl_sirq_pending_rq_off = sirq_off;
 		ret = bs_size_inflight(b);
+		if (!ret)
+			ret = bs_size_stamps(b);
+		if (!ret)
+			ret = bs_size_keyed(b);
 		if (ret) {
 			gl_set_err(err, errlen,
 				   "cannot size the BPF in-flight maps: %s",
@@ -348,6 +416,11 @@ int gl_bpf_load(struct gl_bpf *b, char *err, size_t errlen)
 					t->state = GPULAT_PROBE_FAILED;
 					continue;
 				}
+				/* not asked for: not loaded (no verifier time) */
+				if (!gl_bpf_family_loads(b, f)) {
+					t->state = GPULAT_PROBE_DISABLED;
+					continue;
+				}
 				kind = bs_tp_present(vmlinux, bf->tps[i].tracepoint);
 				t->raw = kind == 2;
 				t->state = kind ? GPULAT_PROBE_DISABLED :
@@ -359,7 +432,8 @@ int gl_bpf_load(struct gl_bpf *b, char *err, size_t errlen)
 				else if (kind)
 					t->state = GPULAT_PROBE_MISSING;
 			}
-			prog = bf && bf->iter_prog && !failed[f] ?
+			prog = bf && bf->iter_prog && !failed[f] &&
+			       gl_bpf_family_loads(b, f) ?
 			       bpf_object__find_program_by_name(b->skel->obj,
 								bf->iter_prog) :
 			       NULL;
@@ -417,7 +491,8 @@ int gl_bpf_collect(struct gl_bpf *b)
 			if (t->state != GPULAT_PROBE_DISABLED)
 				continue;
 			prog = bs_prog(b->skel, bf->tps[i].prog, t->raw);
-			t->prog_fd = prog ? bpf_program__fd(prog) : -1;
+			t->prog_fd = prog && bpf_program__autoload(prog) ?
+				     bpf_program__fd(prog) : -1;
 		}
 		prog = bf && bf->iter_prog ?
 		       bpf_object__find_program_by_name(b->skel->obj,
