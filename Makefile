@@ -21,7 +21,7 @@ include user/user.mk
 include scripts/install.mk
 
 .PHONY: all module module-clean guest guest-tests setup checkpatch \
-	modules-check vmtest check demo run clean bench bench-quick bpftest \
+	modules-check vmtest check demo run clean bench bench-host bench-quick bpftest \
 	script-tests guest-stress stress stress-quick check-debug stress-debug
 
 all: user
@@ -177,10 +177,16 @@ check-debug: guest
 	@echo "check-debug: all passed"
 
 # Overhead against floors and peers (QEMU -icount, wall clock, snapshot
-# time at 1-8 vCPUs): see Documentation/overhead.rst.  Results in
-# build/bench/results-FLAVOR.json.
+# time at 1-8 vCPUs), then the real-kernel lane: see
+# Documentation/overhead.rst.  Results in build/bench/results-FLAVOR.json
+# and build/bench/results-host.json.
 bench:
 	@set -e; for k in $(KERNELS); do scripts/bench --kernel $$k; done
+	$(MAKE) bench-host
+
+# The BPF source beside libbpf-tools on this machine's running kernel.
+bench-host: user
+	scripts/bench-host
 
 # A short run that keeps the benchmark working; no thresholds.
 bench-quick:

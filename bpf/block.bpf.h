@@ -80,6 +80,26 @@ static __always_inline struct gendisk *gl_rq_disk(struct request *rq)
 	return BPF_CORE_READ(rq, q, disk);
 }
 
+/*
+ * gl_block_devt - @disk's dev_t: major and first_minor are neighbours in
+ * struct gendisk on every kernel we know, so one read takes both (two
+ * where the relocated offsets say otherwise)
+ */
+static __always_inline __u64 gl_block_devt(struct gendisk *disk)
+{
+	struct { __s32 major, first_minor; } mm;
+
+	if (bpf_core_field_offset(disk->first_minor) ==
+	    bpf_core_field_offset(disk->major) + sizeof(__s32)) {
+		if (bpf_probe_read_kernel(&mm, sizeof(mm), &disk->major))
+			return 0;
+	} else {
+		mm.major = BPF_CORE_READ(disk, major);
+		mm.first_minor = BPF_CORE_READ(disk, first_minor);
+	}
+	return (__u64)mm.major << GL_MINORBITS | (__u32)mm.first_minor;
+}
+
 /* gl_block_op - the operation a request's samples are filed under */
 static __always_inline __u32 gl_block_op(struct request *rq)
 {
@@ -124,13 +144,21 @@ static __always_inline void gl_block_key(__u64 key, struct gendisk *disk)
 	const __u64 *had;
 	bool created;
 
-	v = block_key_get(key, &created, &max);
-	if (!v)
+	/* the common case, one lookup: the key made, by this very disk */
+	v = bpf_map_lookup_elem(&block_keys, &key);
+	if (v && v->hdr.named_by == (__u64)disk)
 		return;
-	if (created) {
-		gl_block_name(v, disk);
-		return;
+	if (!v) {
+		v = block_key_get(key, &created, &max);
+		if (!v)
+			return;
+		if (created) {
+			gl_block_name(v, disk);
+			v->hdr.named_by = (__u64)disk;
+			return;
+		}
 	}
+	v->hdr.named_by = (__u64)disk;
 	if (!disk || bpf_probe_read_kernel(cur, sizeof(cur), &disk->disk_name))
 		return;
 	had = (const __u64 *)v->hdr.name;
@@ -211,17 +239,16 @@ static __always_inline void gl_block_cg_end(struct gl_bpf_flight *f,
  * counted as expired, as in the module
  */
 static __always_inline void gl_block_start(struct request *rq, __u32 state,
-					   __u64 now)
+					   __u64 now, struct gl_bpf_flight *e)
 {
 	struct gendisk *disk = gl_rq_disk(rq);
 	struct gl_bpf_flight v = { .ts = now, .aux = state, .first = now };
 	int how;
 
 	if (disk)
-		v.key = (__u64)BPF_CORE_READ(disk, major) << GL_MINORBITS |
-			(__u32)BPF_CORE_READ(disk, first_minor);
+		v.key = gl_block_devt(disk);
 	gl_block_cg(&v);
-	how = gl_flight_claim(&block_flight, (__u64)rq, &v);
+	how = gl_flight_claim_at(&block_flight, (__u64)rq, e, &v);
 	if (how == GL_CLAIM_FULL) {
 		gl_count(GPULAT_FAM_BLOCK, GPULAT_BLOCK_FULL);
 		return;
@@ -234,16 +261,17 @@ static __always_inline void gl_block_start(struct request *rq, __u32 state,
 GL_TP(block_rq_insert, gl_block_insert)
 {
 	struct request *rq = gl_block_rq(ctx);
-	struct gl_bpf_flight *f;
+	struct gl_bpf_flight *e, *f;
 
 	gl_hit(GPULAT_FAM_BLOCK, 4);
-	f = gl_flight_find(&block_flight, (__u64)rq);
+	e = gl_flight_entry(&block_flight, (__u64)rq);
+	f = e && e->ts ? e : NULL;
 	/* requeued: it has been waiting since the requeue */
 	if (f && f->aux == GL_BLOCK_REQUEUED) {
 		f->aux = GL_BLOCK_QUEUED;
 		return 0;
 	}
-	gl_block_start(rq, GL_BLOCK_QUEUED, bpf_ktime_get_ns());
+	gl_block_start(rq, GL_BLOCK_QUEUED, bpf_ktime_get_ns(), e);
 	return 0;
 }
 
@@ -251,13 +279,14 @@ GL_TP(block_rq_issue, gl_block_issue)
 {
 	struct request *rq = gl_block_rq(ctx);
 	__u64 now = bpf_ktime_get_ns();
-	struct gl_bpf_flight *f;
+	struct gl_bpf_flight *e, *f;
 
 	gl_hit(GPULAT_FAM_BLOCK, 3);
-	f = gl_flight_find(&block_flight, (__u64)rq);
+	e = gl_flight_entry(&block_flight, (__u64)rq);
+	f = e && e->ts ? e : NULL;
 	if (!f || f->aux == GL_BLOCK_ISSUED) {
 		/* issued without insert; or again, without requeue or end */
-		gl_block_start(rq, GL_BLOCK_ISSUED, now);
+		gl_block_start(rq, GL_BLOCK_ISSUED, now, e);
 		return 0;
 	}
 	gl_block_file(rq, f->key, GPULAT_BLOCK_QUEUE, f->ts, now, f->cg);
@@ -312,12 +341,13 @@ GL_TP(block_rq_requeue, gl_block_requeue)
 {
 	struct request *rq = gl_block_rq(ctx);
 	__u64 now = bpf_ktime_get_ns();
-	struct gl_bpf_flight *f;
+	struct gl_bpf_flight *e, *f;
 
 	gl_hit(GPULAT_FAM_BLOCK, 2);
-	f = gl_flight_find(&block_flight, (__u64)rq);
+	e = gl_flight_entry(&block_flight, (__u64)rq);
+	f = e && e->ts ? e : NULL;
 	if (!f) {
-		gl_block_start(rq, GL_BLOCK_REQUEUED, now);
+		gl_block_start(rq, GL_BLOCK_REQUEUED, now, e);
 		return 0;
 	}
 	f->ts = now;

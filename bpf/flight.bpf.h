@@ -27,6 +27,13 @@ enum {
 	GL_CLAIM_FULL,		/* none could be had: the caller counts it */
 };
 
+/* gl_flight_entry - @ptr's entry in @map, live or released (ts 0), or NULL */
+static __always_inline struct gl_bpf_flight *gl_flight_entry(void *map,
+							     __u64 ptr)
+{
+	return bpf_map_lookup_elem(map, &ptr);
+}
+
 /* gl_flight_find - @ptr's live entry in @map, or NULL */
 static __always_inline struct gl_bpf_flight *gl_flight_find(void *map,
 							    __u64 ptr)
@@ -37,27 +44,42 @@ static __always_inline struct gl_bpf_flight *gl_flight_find(void *map,
 }
 
 /*
- * gl_flight_claim - stamp @ptr with @v (ts set): in place if @ptr has an
- * entry, else in a new one; GL_CLAIM_FULL when the map is full (or its
- * bucket busy: a program nested in another's update of the same map)
+ * gl_flight_claim_at - stamp @ptr with @v (ts set), @f its entry in @map
+ * as a lookup found it (NULL: none; ts 0: released, not deleted): in
+ * place if there is one, else in a new one; GL_CLAIM_FULL when the map
+ * is full (or its bucket busy: a program nested in another's update of
+ * the same map).  The caller's lookup saves one here.
  */
-static __always_inline int gl_flight_claim(void *map, __u64 ptr,
-					   const struct gl_bpf_flight *v)
+static __always_inline int gl_flight_claim_at(void *map, __u64 ptr,
+					      struct gl_bpf_flight *f,
+					      const struct gl_bpf_flight *v)
 {
-	struct gl_bpf_flight *f = bpf_map_lookup_elem(map, &ptr);
+	int how;
 
-	if (f && f->ts) {
+	if (f) {
+		how = f->ts ? GL_CLAIM_OWN : GL_CLAIM_NEW;
+		f->ts = 0;	/* free while it changes, as a release */
+		gl_barrier();
 		f->key = v->key;
 		f->aux = v->aux;
 		f->cg_watched = v->cg_watched;
 		f->cg = v->cg;
 		f->first = v->first;
+		gl_barrier();
 		f->ts = v->ts;
-		return GL_CLAIM_OWN;
+		return how;
 	}
 	if (bpf_map_update_elem(map, &ptr, v, BPF_ANY))
 		return GL_CLAIM_FULL;
 	return GL_CLAIM_NEW;
+}
+
+/* gl_flight_claim - gl_flight_claim_at() after a lookup of its own */
+static __always_inline int gl_flight_claim(void *map, __u64 ptr,
+					   const struct gl_bpf_flight *v)
+{
+	return gl_flight_claim_at(map, ptr, bpf_map_lookup_elem(map, &ptr),
+				  v);
 }
 
 /*

@@ -52,6 +52,11 @@ struct gl_bpf_cnt {
 struct gl_bpf_key_hdr {
 	char name[GPULAT_NAME_LEN];	/* key_name; "" until the creator set it */
 	__u64 created_ns;		/* when its first event came */
+	/*
+	 * the kernel object the name was read from (block: the gendisk):
+	 * while the key's events come from it, the name is not read again
+	 */
+	__u64 named_by;
 };
 
 /*

@@ -188,7 +188,7 @@ GL_TP(irq_handler_exit, gl_irq_exit, int irq, struct irqaction *action, int ret)
 	if (gl_conf.keep_history & GL_KEEPS_IRQ)
 		gl_trace_span(false, now, delta);
 	gl_trace_check(GPULAT_FAM_IRQ, GPULAT_IRQ_HANDLER, key, now, delta,
-		       (struct task_struct *)bpf_get_current_task(), 0);
+		       NULL, GL_OUT_CURRENT);
 	return 0;
 }
 

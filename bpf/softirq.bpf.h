@@ -104,9 +104,9 @@ static __always_inline void gl_sirq_file(__u32 vec, __u32 kind, __u64 start,
 	    (gl_conf.keep_history & GL_KEEPS_SOFTIRQ))
 		gl_trace_span(true, now, delta);
 	/* a raised softirq waits for this CPU: name who held it */
-	gl_trace_check(GPULAT_FAM_SOFTIRQ, series, vec, now, delta,
-		       (struct task_struct *)bpf_get_current_task(),
-		       kind == GPULAT_SOFTIRQ_WAIT ? GL_OUT_CPU_WAIT : 0);
+	gl_trace_check(GPULAT_FAM_SOFTIRQ, series, vec, now, delta, NULL,
+		       GL_OUT_CURRENT |
+		       (kind == GPULAT_SOFTIRQ_WAIT ? GL_OUT_CPU_WAIT : 0));
 }
 
 /* always with interrupts off (__raise_softirq_irqoff()): nothing nests */
@@ -159,8 +159,7 @@ GL_TP(softirq_entry, gl_softirq_entry, unsigned int vec)
 	if (!raised)
 		gl_count(GPULAT_FAM_SOFTIRQ, GPULAT_SOFTIRQ_NO_START);
 	else
-		gl_sirq_file(vec, GPULAT_SOFTIRQ_WAIT, raised,
-			     bpf_ktime_get_ns());
+		gl_sirq_file(vec, GPULAT_SOFTIRQ_WAIT, raised, now);
 	return 0;
 }
 

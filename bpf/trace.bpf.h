@@ -125,6 +125,8 @@ static __always_inline void gl_trace_out(struct gl_bpf_trace_cnt *cnt,
 
 /* How an outlier is recorded (@flags of gl_trace_check()). */
 #define GL_OUT_CPU_WAIT		0x1
+/* it happened to current: fetched on the slow path, not on every event */
+#define GL_OUT_CURRENT		0x2
 
 /* while the tool reads the trace: the histories to keep */
 static __always_inline bool gl_trace_on(void)
@@ -201,6 +203,8 @@ static __noinline void gl_trace_sample(const struct gl_out *o)
 	__u32 zero = 0, *nest, d;
 	bool hist;
 
+	if (o->flags & GL_OUT_CURRENT)
+		task = (struct task_struct *)bpf_get_current_task();
 	cnt = bpf_map_lookup_elem(&gl_trace_cnt, &zero);
 	nest = bpf_map_lookup_elem(&gl_nest, &zero);
 	if (!cnt || !nest)
