@@ -59,15 +59,16 @@ struct {
 /*
  * The initial namespace: 6.18 gave the initial namespaces fixed inode
  * numbers ("nsfs: add inode number for each namespace", enum
- * init_ns_ino); before, init_net's address, from kallsyms (0 where it is
- * not listed: every device then counts as outside, see
- * Documentation/bpf-families.rst).
+ * init_ns_ino); before, init_net's address, from kallsyms, which the tool
+ * reads and sets before the load only there (a __ksym would make libbpf
+ * read all of kallsyms at every load; 0 where it is not listed: every
+ * device then counts as outside, see Documentation/bpf-families.rst).
  */
 enum init_ns_ino___gl {
 	NET_NS_INIT_INO___gl = 0,
 };
 
-extern const void init_net __ksym __weak;
+const volatile __u64 gl_init_net;
 
 /* gl_net_key - ifindex, and the namespace's inode in bits 32-63 outside */
 static __always_inline __u64 gl_net_key(struct net_device *dev)
@@ -87,7 +88,7 @@ static __always_inline __u64 gl_net_key(struct net_device *dev)
 		if (inum == (__u32)bpf_core_enum_value(enum init_ns_ino___gl,
 						       NET_NS_INIT_INO___gl))
 			return key;
-	} else if ((const void *)net == &init_net) {
+	} else if (gl_init_net && (__u64)net == gl_init_net) {
 		return key;
 	}
 	return key | (__u64)inum << 32;

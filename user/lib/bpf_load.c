@@ -379,11 +379,15 @@ int gl_bpf_load(struct gl_bpf *b, char *err, size_t errlen)
 	uint32_t f, bad;
 	unsigned int i;
 	int tries, ret = 0, kind;
-	int64_t sirq_off;
+	uint64_t init_net = 0;
+	int64_t sirq_off = 0;
 	char tail[512];
 
 	vmlinux = btf__load_vmlinux_btf();
-	gl_bpf_sirq_pending_off(vmlinux, &sirq_off);
+	if (gl_bpf_family_loads(b, GPULAT_FAM_SOFTIRQ))
+		gl_bpf_sirq_pending_off(vmlinux, &sirq_off);
+	if (gl_bpf_family_loads(b, GPULAT_FAM_NET))
+		gl_bpf_init_net(vmlinux, &init_net);
 	for (tries = 0; tries < BS_LOAD_TRIES; tries++) {
 		b->skel = gl_bpf_skel_open();
 		if (!b->skel) {
@@ -393,6 +397,7 @@ int gl_bpf_load(struct gl_bpf *b, char *err, size_t errlen)
 			break;
 		}
 		b->skel->rodata->gl_sirq_pending_rq_off = sirq_off;
+		b->skel->rodata->gl_init_net = init_net;
 		ret = bs_size_inflight(b);
 		if (!ret)
 			ret = bs_size_stamps(b);

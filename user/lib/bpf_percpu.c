@@ -94,16 +94,21 @@ static void bp_kallsyms(const char *const *names, unsigned long long *addr,
 	char type;
 	int i, got;
 
+	int found = 0;
+
 	memset(addr, 0, n * sizeof(*addr));
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
+	/* the file is long (100k lines): stop once every name is found */
+	while (found < n && fgets(line, sizeof(line), f)) {
 		got = sscanf(line, "%llx %c %255s %7s", &a, &type, sym, mod);
 		if (got != 3)
 			continue;
 		for (i = 0; i < n; i++)
-			if (!addr[i] && !strcmp(sym, names[i]))
+			if (!addr[i] && !strcmp(sym, names[i])) {
 				addr[i] = a;
+				found++;
+			}
 	}
 	fclose(f);
 }
@@ -155,4 +160,26 @@ int gl_bpf_sirq_pending_off(const struct btf *btf, int64_t *off)
 		}
 	}
 	return -ENOENT;
+}
+
+int gl_bpf_init_net(const struct btf *btf, uint64_t *addr)
+{
+	static const char *const name[] = { "init_net" };
+	const struct btf_enum *e;
+	const struct btf_type *t;
+	unsigned long long a;
+	int id, i;
+
+	*addr = 0;
+	/* 6.18 and later: its namespaces have fixed inode numbers */
+	id = btf ? btf__find_by_name_kind(btf, "init_ns_ino", BTF_KIND_ENUM) :
+		   -ENOENT;
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (i = 0, e = t ? btf_enum(t) : NULL; t && i < btf_vlen(t); i++, e++)
+		if (!strcmp(btf__name_by_offset(btf, e->name_off),
+			    "NET_NS_INIT_INO"))
+			return 0;
+	bp_kallsyms(name, &a, 1);
+	*addr = a;
+	return a ? 0 : -ENOENT;
 }

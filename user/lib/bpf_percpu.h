@@ -17,4 +17,12 @@ struct btf;
  */
 int gl_bpf_sirq_pending_off(const struct btf *btf, int64_t *off);
 
+/*
+ * gl_bpf_init_net - @addr: init_net's address, from kallsyms, where the
+ * programs need it: 0 on a kernel whose initial namespaces have fixed
+ * inode numbers (6.18, @btf's enum init_ns_ino), where they do not (and
+ * no 100k lines of kallsyms are read); 0 and -ENOENT when not listed
+ */
+int gl_bpf_init_net(const struct btf *btf, uint64_t *addr);
+
 #endif /* _GPULAT_USER_BPF_PERCPU_H */
