@@ -7,7 +7,8 @@
 # threshold (a bucket boundary, 2^21 ns, so the count is exact), minus
 # the records each reader was told it lost.  A reader's threshold is its
 # own: the first trace's 2^21 ns does not change what the second, at
-# 2^22 ns, gets.  A killed reader's slot is freed by the next command.
+# 2^22 ns, gets.  A killed reader's slot is freed by the next command; a
+# fifth reader at once is refused, saying why.
 # Runs in a bpffs of its own (tests/bpf/run.sh): the host's pins are
 # never read.
 . "$(dirname "$0")/lib.sh"
@@ -162,4 +163,16 @@ print(struct.unpack_from('<I', v, 76)[0], min(struct.unpack_from('<9Q', v, 0)[1:
 [[ $conf == "0 18446744073709551615" ]] &&
 	ok "a killed reader's slot and gates are freed by the next command" ||
 	not_ok "a killed reader's slot # readers, lowest gate: $conf"
+
+# four readers at once: a fifth is refused, saying why, never served empty
+for i in 1 2 3 4; do
+	"$GPULAT" --source pinned trace -d 8 >/dev/null 2>&1 &
+	T_PIDS+=($!)
+done
+sleep 3
+rc=0
+"$GPULAT" --source pinned trace -d 1 >/dev/null 2>"$T_TMP/fifth" || rc=$?
+[[ $rc -eq 1 ]] && grep -q "serves 4 readers" "$T_TMP/fifth" &&
+	ok "a fifth reader is refused with the reason (exit 1)" ||
+	not_ok "a fifth reader # rc $rc: $(tail -1 "$T_TMP/fifth")"
 t_done

@@ -12,10 +12,6 @@
 #include "gpulat.h"
 
 /*
- * gpulat_source_open - the source @o names (--source, GPULAT_SOURCE; auto
- * by default) and its ABI; 0, or -errno after the reason on @err
- */
-/*
  * cmd_families - what a BPF source of the command's own attaches: hist's
  * families (net with the softirq vectors it shows); 0, all, for the rest
  */
@@ -41,6 +37,11 @@ static bool cmd_own(const struct gpulat_opts *o)
 	       (o->cmd == GPULAT_CMD_HIST && o->cgroup);
 }
 
+/*
+ * gpulat_source_open - the source @o names (--source, GPULAT_SOURCE; auto
+ * by default) and its ABI; 0, or -errno after the reason on @err (auto's
+ * word on the source it took first, when it has one)
+ */
 int gpulat_source_open(const struct gpulat_opts *o, struct gl_source **src,
 		       uint32_t *major, uint32_t *minor, FILE *err)
 {

@@ -146,6 +146,18 @@ static int watch_drain(struct gl_source *src, struct watch *w, bool keep,
 	size_t off;
 	ssize_t n;
 
+	/* no descriptor to wait on: the read says why (a fifth BPF reader) */
+	if (p.fd < 0) {
+		n = gl_source_trace_read(src, buf, sizeof(buf));
+		if (n < 0 && n != -EAGAIN && n != -EINTR) {
+			fprintf(err, "gpulat: reading the trace: %s%s\n",
+				strerror(-n), n == -EBUSY ?
+				" (the BPF source serves 4 readers of its trace at once)" :
+				"");
+			return n;
+		}
+		p.fd = gl_source_poll_fd(src);
+	}
 	while (!watch_stop && reads++ < WATCH_DRAIN_READS &&
 	       (gl_source_trace_pending(src) || poll(&p, 1, 0) == 1)) {
 		if (p.revents & (POLLERR | POLLNVAL)) {
@@ -250,8 +262,11 @@ int watch_run(struct gl_source *src, double duration_s, double interval_s,
 	end = duration_s > 0 ? t0 + duration_s : 0;
 	next = keep_intervals && interval_s > 0 ? t0 + interval_s : 0;
 	/* the first poll makes this file a reader: records from now on */
-	if (w->trace_ok)
-		watch_drain(src, w, keep, on_rec, arg, err);
+	if (w->trace_ok) {
+		ret = watch_drain(src, w, keep, on_rec, arg, err);
+		if (ret)
+			goto out;	/* no reader: said why */
+	}
 	while (!watch_stop) {
 		now = watch_now();
 		if (end && now >= end)

@@ -360,11 +360,14 @@ static int bs_reader(struct gl_bpf *b)
 		return 0;
 	if (rfd < 0)
 		return -ENOENT;
-	b->lost_seen = calloc(b->ncpus, sizeof(*b->lost_seen));
+	/* kept from a try that found no slot (a fifth reader) */
+	if (!b->lost_seen)
+		b->lost_seen = calloc(b->ncpus, sizeof(*b->lost_seen));
 	if (!b->lost_seen)
 		return -ENOMEM;
-	b->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "gl_trace", 0, 0,
-				    GL_BPF_TRACE_BYTES, NULL);
+	if (b->ring_fd < 0)
+		b->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "gl_trace",
+					    0, 0, GL_BPF_TRACE_BYTES, NULL);
 	if (b->ring_fd < 0) {
 		b->ring_fd = -1;
 		return -errno;

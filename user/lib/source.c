@@ -55,6 +55,9 @@ static struct gl_bpf *src_auto_pinned(const struct gl_source_req *rq)
 	if (rq->own || !gl_bpf_pinned())
 		return NULL;
 	b = gl_bpf_open(GL_BPF_PINNED, 0, &ret, why, sizeof(why));
+	/* detached meanwhile: nothing to say */
+	if (!b && ret == -ENOENT && !gl_bpf_pinned())
+		return NULL;
 	if (b) {
 		gl_set_err(rq->note, rq->notelen,
 			   "source: BPF pinned in %s by %s (--source bpf: one of this command's own)",
