@@ -65,7 +65,7 @@ else
 	"$GPULAT" --source bpf status --json >"$T_TMP/st0.json" 2>&1
 	nv_family "$T_TMP/st0.json" "$T_TMP/nv0.json"
 	check "without the driver the family is held back, and says why" \
-		"d['state'] == 'off' and d['reason'].startswith('held back: the nvidia driver is not loaded') and not any(p['state'] == 'attached' for p in d['probes'])" \
+		"d['state'] == 'off' and d['reason'].startswith('held back until the nvidia driver loads') and not any(p['state'] == 'attached' for p in d['probes'])" \
 		"$T_TMP/nv0.json"
 fi
 # the rest stands in for the driver: the family attaches without it

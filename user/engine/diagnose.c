@@ -186,9 +186,12 @@ void diag_xid_add(struct diag_layer_res *L, uint64_t lo_ns, uint64_t time_ns,
 }
 /* --- Analysis --------------------------------------------------------- */
 
-/* diag_family_state - whether @fam had a probe attached, and if not why */
+/*
+ * diag_family_state - whether @fam had a probe attached, and if not why
+ * (@held: the source's word when the family waited for its driver)
+ */
 static bool diag_family_on(const struct gl_snapshot *s, uint32_t fam,
-			   char *why, size_t len)
+			   const char *held, char *why, size_t len)
 {
 	size_t i, n = s ? gl_snapshot_nr_probes(s) : 0, seen = 0;
 	bool missing = false, failed = false;
@@ -203,6 +206,11 @@ static bool diag_family_on(const struct gl_snapshot *s, uint32_t fam,
 			return true;
 		missing |= p->state == GPULAT_PROBE_MISSING;
 		failed |= p->state == GPULAT_PROBE_FAILED;
+	}
+	if (held && held[0]) {
+		snprintf(why, len, "the %s family is off, %s",
+			 gl_family_name(fam), held);
+		return false;
 	}
 	snprintf(why, len, "the %s family is %s", gl_family_name(fam),
 		 !seen ? "not in the source" :
@@ -384,6 +392,7 @@ int diag_analyze_gpu(const struct watch *w, const struct diag_tasks *used,
 {
 	const struct gpulat_snap_header *h = NULL;
 	struct diag_result *r;
+	uint32_t f;
 	int l, ret;
 
 	*out = NULL;
@@ -408,8 +417,11 @@ int diag_analyze_gpu(const struct watch *w, const struct diag_tasks *used,
 	for (l = 0; l < DIAG_NR_LAYERS; l++) {
 		struct diag_layer_res *L = &r->layer[l];
 
-		L->measured = diag_family_on(w->end, diag_layer_family(l),
-					     L->why_not, sizeof(L->why_not));
+		f = diag_layer_family(l);
+		L->measured = diag_family_on(w->end, f,
+					     f < GPULAT_FAM_MAX ? w->held[f] :
+					     NULL, L->why_not,
+					     sizeof(L->why_not));
 	}
 	ret = diag_items(r, w);
 	if (!ret) {

@@ -246,12 +246,15 @@ int watch_run(struct gl_source *src, double duration_s, double interval_s,
 {
 	uint64_t old[GPULAT_FAM_MAX] = { 0 };
 	bool keep = duration_s > 0 && !on_rec;
+	uint32_t f;
 	double t0, now, end, next;
 	struct gl_snapshot *s;
 	struct pollfd p;
 	int ret, ms;
 
 	memset(w, 0, sizeof(*w));
+	for (f = 1; f < GPULAT_FAM_MAX; f++)
+		gl_source_family_held(src, f, w->held[f], sizeof(w->held[f]));
 	ret = watch_thresholds(src, w, thresholds, thresholds_set, old, err);
 	if (ret)
 		goto out;

@@ -34,6 +34,8 @@ struct watch {
 	bool trace_ok;			/* the module has the trace (ABI >= 1.2) */
 	/* thresholds in effect during the watch, ns by family (0: off) */
 	uint64_t thresholds[GPULAT_FAM_MAX];
+	/* why a family waited for its driver at the start ("": it did not) */
+	char held[GPULAT_FAM_MAX][160];
 };
 
 /*

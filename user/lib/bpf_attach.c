@@ -150,8 +150,7 @@ const char *gl_bpf_driver_absent(uint32_t f, char *why, size_t len)
 	snprintf(path, sizeof(path), "/sys/module/%s", bf->driver);
 	if (!access(path, F_OK))
 		return NULL;
-	snprintf(why, len,
-		 "held back: the %s driver is not loaded (no %s); attached when it loads",
+	snprintf(why, len, "held back until the %s driver loads (no %s)",
 		 bf->driver, path);
 	return why;
 }
