@@ -87,6 +87,17 @@ timeout 10 "$GPULAT" trace -t sched=2ms -d 2 >"$T_TMP/tr" 2>&1
 grep -q 'held by' "$T_TMP/tr" && ok "trace on the pinned source names culprits" ||
 	not_ok "trace on the pinned source # $(head -3 "$T_TMP/tr")"
 
+# switched back on, a family forgets the stamps from before it was off:
+# with the hogs preempting each other, no wait as long as the 2 s off
+"$GPULAT" --source pinned disable sched >/dev/null
+sleep 2
+"$GPULAT" --source pinned reset >/dev/null
+"$GPULAT" --source pinned enable sched >/dev/null
+sleep 1
+"$GPULAT" --source pinned hist sched -j >"$T_TMP/h4.json" 2>/dev/null
+check "switched on again, no wait from before it was off (max < 1 s)" \
+	"max(s['max_ns'] for s in d['series']) < 10**9" "$T_TMP/h4.json"
+
 # a reader killed (SIGKILL) leaves its slot and the gates open: the next
 # command frees them.  The settings (struct gl_bpf_conf, first in .data)
 # read with bpftool: nr_readers at byte 76, the gates, 9 x u64, at 0.

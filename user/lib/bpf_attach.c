@@ -263,6 +263,38 @@ static void bs_family_off(struct gl_bpf *b, uint32_t f)
 }
 
 /*
+ * bs_zero_array - zero every entry of array map @fd (a family's stamp
+ * table: a stamp left from before it was off would time a wait from
+ * then), in batches where the kernel has them
+ */
+static void bs_zero_array(int fd)
+{
+	struct bpf_map_info info = { 0 };
+	uint32_t len = sizeof(info), i, n, k;
+	uint32_t keys[1024];
+	void *v;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) || !info.max_entries)
+		return;
+	v = calloc(ARRAY_SIZE(keys), info.value_size);
+	if (!v)
+		return;
+	for (i = 0; i < info.max_entries; i += n) {
+		n = info.max_entries - i;
+		if (n > ARRAY_SIZE(keys))
+			n = ARRAY_SIZE(keys);
+		for (k = 0; k < n; k++)
+			keys[k] = i + k;
+		k = n;
+		if (!bpf_map_update_batch(fd, keys, v, &k, NULL))
+			continue;
+		for (k = 0; k < n; k++)
+			bpf_map_update_elem(fd, &keys[k], v, BPF_ANY);
+	}
+	free(v);
+}
+
+/*
  * bs_family_clear - forget a family's pending stamps before it is switched
  * on again, as the module does: no program of it runs now
  */
@@ -282,6 +314,8 @@ static void bs_family_clear(struct gl_bpf *b, const struct gl_bpf_family *bf)
 		if (bpf_map_delete_elem(fd, &key))
 			break;
 	}
+	if (bf->stamps && gl_bpf_map_fd(b, bf->stamps) >= 0)
+		bs_zero_array(gl_bpf_map_fd(b, bf->stamps));
 	fd = bf->pcpu_state ? gl_bpf_map_fd(b, bf->pcpu_state) : -1;
 	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
 		return;
