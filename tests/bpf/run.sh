@@ -35,13 +35,12 @@ if [[ -z $why && -z ${GPULAT_BPFTEST_ALONE:-} ]]; then
 	dir=$(mktemp -d /tmp/gpulat-beside.XXXXXX)
 	setsid bash -c '
 		trap "kill 0" EXIT
-		unshare -m --propagation private bash -c "
-			mount -t bpf bpf /sys/fs/bpf && \"\$0\" attach &&
+		tests/bpf/own_bpffs.sh bash -c "
+			\"\$0\" attach &&
 			exec \"\$0\" serve --listen 127.0.0.1:$1 \
 				-t sched=5ms --flight $2 --flight-gap 5" \
 			"$0" "$1" "$2" >"$2/serve.log" 2>&1 &
-		unshare -m --propagation private bash -c "
-			mount -t bpf bpf /sys/fs/bpf &&
+		tests/bpf/own_bpffs.sh bash -c "
 			while :; do \"\$0\" attach; \"\$0\" detach; sleep 1; done" \
 			"$0" >/dev/null 2>&1 &
 		wait' "$g" "$port" "$dir" &
@@ -59,11 +58,8 @@ for t in "${tests[@]}"; do
 	fi
 	echo "# $name"
 	out=$(mktemp)
-	# each in a bpffs of its own: no test reads or changes the host's
-	# pins, nor another test's (Documentation/testing.rst)
-	if unshare -m --propagation private bash -c \
-		'mount -t bpf bpf /sys/fs/bpf && exec bash "$0"' "$t" |
-		tee "$out"; [[ ${PIPESTATUS[0]} -eq 0 ]]; then
+	# each in a bpffs of its own (own_bpffs.sh, Documentation/testing.rst)
+	if tests/bpf/own_bpffs.sh bash "$t" | tee "$out"; [[ ${PIPESTATUS[0]} -eq 0 ]]; then
 		# a check this machine could not make is a skip, never a pass
 		n=$(grep -cE '^(not )?ok [0-9]' "$out")
 		k=$(grep -cE '^ok [0-9]+ .*# SKIP' "$out")
