@@ -18,12 +18,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "family.h"
@@ -37,7 +39,17 @@
 struct cg_count {
 	uint64_t cg;
 	uint64_t n[GPULAT_FAM_MAX][8];
+	/* of them, ended while a snapshot read the maps: in it or not */
+	uint64_t edge[GPULAT_FAM_MAX][8];
 };
+
+/*
+ * The window: each snapshot reads the maps from walk[i] to its time
+ * (header time_ns); a sample that ended between may be in it or not.
+ * Records past the second snapshot's time are not counted.
+ */
+static uint64_t walk[2], snap_t[2];
+static int phase;	/* 0: before the first, 1: between, 2: after both */
 
 static struct cg_count counts[MAX_CG];
 static unsigned int nr_counts;
@@ -69,10 +81,23 @@ static int level(const char *path)
 	}
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 static void count(const struct gpulat_rec_sample *s)
 {
+	uint64_t t = s->hdr.time_ns;
 	unsigned int i;
+	bool edge;
 
+	if (t < walk[0] || (phase == 2 && t > snap_t[1]))
+		return;		/* before the first snapshot, after the second */
+	edge = t <= snap_t[0] || (phase == 2 && t >= walk[1]);
 	for (i = 0; i < nr_counts && counts[i].cg != s->cgroup_id; i++)
 		;
 	if (i == nr_counts) {
@@ -82,8 +107,10 @@ static void count(const struct gpulat_rec_sample *s)
 		}
 		counts[nr_counts++].cg = s->cgroup_id;
 	}
-	if (s->family < GPULAT_FAM_MAX && s->series < 8)
+	if (s->family < GPULAT_FAM_MAX && s->series < 8) {
 		counts[i].n[s->family][s->series]++;
+		counts[i].edge[s->family][s->series] += edge;
+	}
 	if (s->family != GPULAT_FAM_SCHED || s->series != GPULAT_SCHED_WAKEUP)
 		return;
 	for (i = 0; i < nr_watched; i++)
@@ -182,8 +209,9 @@ static void print(const struct gl_snapshot *s0, const struct gl_snapshot *s1)
 				if (!counts[i].n[f][k])
 					continue;
 				gl_series_name(name, sizeof(name), f, k);
-				printf("%s\"%s\": %" PRIu64, sep2, name,
-				       counts[i].n[f][k]);
+				printf("%s\"%s\": %" PRIu64 ", \"%s/edge\": %"
+				       PRIu64, sep2, name, counts[i].n[f][k],
+				       name, counts[i].edge[f][k]);
 				sep2 = ", ";
 			}
 		printf("}");
@@ -262,10 +290,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pfd = gl_source_poll_fd(src);
+	walk[0] = mono_ns();
 	if (pfd < 0 || gl_source_snapshot(src, &s0, err, sizeof(err))) {
 		fprintf(stderr, "cg_probe: %s\n", err[0] ? err : "trace");
 		return 1;
 	}
+	snap_t[0] = gl_snapshot_header(s0)->time_ns;
+	phase = 1;
 	printf("ready\n");
 	fflush(stdout);
 	while (access(stop, F_OK)) {
@@ -275,10 +306,13 @@ int main(int argc, char **argv)
 		drain(src);
 	}
 	drain(src);
+	walk[1] = mono_ns();
 	if (gl_source_snapshot(src, &s1, err, sizeof(err))) {
 		fprintf(stderr, "cg_probe: %s\n", err);
 		return 1;
 	}
+	snap_t[1] = gl_snapshot_header(s1)->time_ns;
+	phase = 2;
 	drain(src);
 	print(s0, s1);
 	gl_source_cgroup_set(src, w, 0);
