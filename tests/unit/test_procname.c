@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -136,6 +137,28 @@ TEST_F(names, bounded_and_right)
 	procname_get(&self->c, 0, 0, &tgid, comm);
 	procname_get(&self->c, 0, 0, &tgid, comm);
 	ASSERT_EQ(-1, tgid);
+}
+
+/* a process's start time: its own, none for a zombie nor a reaped one */
+TEST(start_time)
+{
+	pid_t child;
+	int i;
+
+	ASSERT_NE(0, procname_start(getpid()));
+	ASSERT_EQ(procname_start(getpid()), procname_start(getpid()));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(0);
+	/* a zombie until reaped: gone all the same */
+	for (i = 0; i < 200 && procname_start(child); i++)
+		usleep(5000);
+	ASSERT_EQ(0, procname_start(child));
+	ASSERT_EQ(child, waitpid(child, NULL, 0));
+	ASSERT_EQ(0, procname_start(child));
+	ASSERT_EQ(0, procname_start(0));
+	ASSERT_EQ(0, procname_start(-1));
 }
 
 TEST_HARNESS_MAIN

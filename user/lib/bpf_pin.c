@@ -31,6 +31,7 @@
 #include "bpf_source.h"
 #include "gpulat_user.h"
 #include "libinternal.h"
+#include "procname.h"
 #include "source.h"
 #include "gpulat.skel.h"
 
@@ -244,28 +245,6 @@ static int bs_rm(const char *dir)
 	return rmdir(dir) ? -errno : 0;
 }
 
-/* bs_alive - whether process @pid runs (a zombie is gone: killed, not reaped) */
-static bool bs_alive(long pid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	if (pid <= 0)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
-}
-
 /*
  * gl_bpf_pin_sweep - remove the temporaries of attaches and detaches
  * whose process is gone (killed); those of live ones are theirs
@@ -285,7 +264,7 @@ void gl_bpf_pin_sweep(void)
 			continue;
 		for (i = 0; i < g.gl_pathc; i++) {
 			pid = strtol(g.gl_pathv[i] + strlen(pre[k]), NULL, 10);
-			if (!bs_alive(pid))
+			if (!procname_start(pid))
 				bs_rm(g.gl_pathv[i]);
 		}
 		globfree(&g);

@@ -13,7 +13,6 @@
  * records the ring buffer had no room for.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,36 +267,9 @@ static void bs_lost(struct gl_bpf *b)
 	free(v);
 }
 
-/* bs_start - starttime of process @pid (/proc/PID/stat, field 22); 0: gone */
-static uint64_t bs_start(uint32_t pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long v = 0;
-	unsigned int i;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* after the comm, which may hold spaces and parentheses */
-	p = strrchr(buf, ')');
-	for (i = 0; p && i < 20; i++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p + 1, "%llu", &v) != 1)
-		return 0;
-	return v ? v : 1;
-}
-
 /*
  * gl_bpf_readers_fix - under the lock: free the slots of readers that
- * are gone (killed), then the gates, histories and reader count that
+ * are gone (killed; a zombie too), then the gates, histories and reader count that
  * the slots taken make (the lowest threshold by family, the histories
  * of the attached families); the settings are put by the caller
  */
@@ -311,7 +283,7 @@ void gl_bpf_readers_fix(struct gl_bpf *b, struct gl_bpf_conf *c)
 	for (i = 0; i < GL_BPF_READERS; i++) {
 		struct gl_bpf_reader *r = &c->rdr[i];
 
-		if (r->tgid && bs_start(r->tgid) != r->start) {
+		if (r->tgid && procname_start(r->tgid) != r->start) {
 			memset(r, 0, sizeof(*r));
 			if (rfd >= 0)
 				bpf_map_delete_elem(rfd, &i);
@@ -393,7 +365,7 @@ static int bs_reader(struct gl_bpf *b)
 	memset(&c.rdr[i], 0, sizeof(c.rdr[i]));
 	c.rdr[i].tgid = getpid();
 	c.rdr[i].pid = gettid();
-	c.rdr[i].start = bs_start(getpid());
+	c.rdr[i].start = procname_start(getpid());
 	for (f = 0; f < GPULAT_FAM_MAX; f++)
 		c.rdr[i].gate[f] = bs_gate(b, &c, f);
 	gl_bpf_readers_fix(b, &c);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* libgpulat: comm and tgid of a pid, cached (procname.h). */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "procname.h"
 
@@ -58,4 +60,34 @@ void procname_get(struct procname_cache *c, int32_t pid, uint64_t now_ns,
 	e->tgid = *tgid;
 	e->at_ns = now_ns;
 	memcpy(e->comm, comm, GPULAT_COMM_LEN);
+}
+
+uint64_t procname_start(int32_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long v = 0;
+	unsigned int i;
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* after the comm, which may hold spaces and parentheses: state, ... */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+		return 0;
+	for (i = 0; p && i < 20; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &v) != 1)
+		return 0;
+	return v ? v : 1;
 }

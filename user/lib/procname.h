@@ -39,6 +39,13 @@ struct procname_cache {
 void procname_get(struct procname_cache *c, int32_t pid, uint64_t now_ns,
 		  int32_t *tgid, char comm[GPULAT_COMM_LEN]);
 
+/*
+ * procname_start - the start time of process @pid (/proc/PID/stat,
+ * clock ticks since boot), which tells it from a later one with its
+ * pid; 0 when it is gone, a zombie included (killed, not yet reaped)
+ */
+uint64_t procname_start(int32_t pid);
+
 /* procname_read - the same from @proc, uncached */
 void procname_read(const char *proc, int32_t pid, int32_t *tgid,
 		   char comm[GPULAT_COMM_LEN]);
