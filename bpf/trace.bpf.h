@@ -97,6 +97,10 @@ static __always_inline void gl_trace_out_to(struct gl_bpf_trace_cnt *cnt,
 	if (!gl_conf.rdr[slot].tgid ||
 	    latency_ns < gl_conf.rdr[slot].gate[family])
 		return;
+	if (!rec) {		/* could not be made: lost for this reader */
+		cnt->lost[slot]++;
+		return;
+	}
 	ring = bpf_map_lookup_elem(&gl_rings, &key);
 	if (!ring || bpf_ringbuf_output(ring, (void *)rec, len, 0))
 		cnt->lost[slot]++;
@@ -104,7 +108,8 @@ static __always_inline void gl_trace_out_to(struct gl_bpf_trace_cnt *cnt,
 
 /*
  * gl_trace_out - @len bytes at @rec to each reader whose threshold for
- * @family @latency_ns reaches (~0 for an event, which every reader gets).
+ * @family @latency_ns reaches (~0 for an event, which every reader gets);
+ * @rec NULL: a record that could not be made, counted lost for each.
  * Written out slot by slot: a loop whose counter's address is taken (the
  * map key) is kept on the stack, where the verifier loses its bounds.
  */
@@ -212,12 +217,16 @@ static __noinline void gl_trace_sample(const struct gl_out *o)
 	if (task && gl_trace_self(cnt, BPF_CORE_READ(task, pid)))
 		return;
 	d = *nest;
-	if (d >= GL_TRACE_NEST)
+	if (d >= GL_TRACE_NEST) {
+		gl_trace_out(cnt, NULL, 0, o->family, o->latency_ns);
 		return;
+	}
 	*nest = d + 1;
 	r = bpf_map_lookup_elem(&gl_scratch, &d);
-	if (!r)
+	if (!r) {
+		gl_trace_out(cnt, NULL, 0, o->family, o->latency_ns);
 		goto out;
+	}
 	a = gl_act_this();
 	hist = (o->flags & GL_OUT_CPU_WAIT) && a && gl_conf.keep_history;
 	s = &r->s;
