@@ -10,7 +10,7 @@
  * MINOR; 0: a queue without a disk), named after the disk.  A request's
  * stamp lives in block_flight, keyed by its address, from its first
  * event to its completion, with where it stands (the module's aux) and
- * its disk's key; the key's series are looked up again when a sample is
+ * its disk's key; the key is made, and its series looked up, when a sample is
  * filed, and keys_full counted then, as the module counts it.  The
  * stamp also holds the cgroup (v2) of the task current at the first
  * event (insert, or an issue or requeue without one), taken only while
@@ -71,25 +71,33 @@ struct request___pre519 {
 	struct gendisk *rq_disk;
 } __attribute__((preserve_access_index));
 
-static __always_inline struct gendisk *gl_rq_disk(struct request *rq)
+static __always_inline struct gendisk *gl_rq_disk(struct request *rq,
+						  bool btf)
 {
 	struct request___pre519 *o = (void *)rq;
+	struct request_queue *q;
 
 	if (bpf_core_field_exists(o->rq_disk))
-		return BPF_CORE_READ(o, rq_disk);
-	return BPF_CORE_READ(rq, q, disk);
+		return btf ? o->rq_disk : BPF_CORE_READ(o, rq_disk);
+	q = btf ? rq->q : BPF_CORE_READ(rq, q);
+	if (!q)
+		return NULL;
+	return btf ? q->disk : BPF_CORE_READ(q, disk);
 }
 
 /*
- * gl_block_devt - @disk's dev_t: major and first_minor are neighbours in
- * struct gendisk on every kernel we know, so one read takes both (two
- * where the relocated offsets say otherwise)
+ * gl_block_devt - @disk's dev_t: two plain loads with BTF; else, major
+ * and first_minor being neighbours in struct gendisk on every kernel we
+ * know, one helper read takes both (two where the offsets say otherwise)
  */
-static __always_inline __u64 gl_block_devt(struct gendisk *disk)
+static __always_inline __u64 gl_block_devt(struct gendisk *disk, bool btf)
 {
 	struct { __s32 major, first_minor; } mm;
 
-	if (bpf_core_field_offset(disk->first_minor) ==
+	if (btf) {
+		mm.major = disk->major;
+		mm.first_minor = disk->first_minor;
+	} else if (bpf_core_field_offset(disk->first_minor) ==
 	    bpf_core_field_offset(disk->major) + sizeof(__s32)) {
 		if (bpf_probe_read_kernel(&mm, sizeof(mm), &disk->major))
 			return 0;
@@ -101,9 +109,11 @@ static __always_inline __u64 gl_block_devt(struct gendisk *disk)
 }
 
 /* gl_block_op - the operation a request's samples are filed under */
-static __always_inline __u32 gl_block_op(struct request *rq)
+static __always_inline __u32 gl_block_op(struct request *rq, bool btf)
 {
-	switch (BPF_CORE_READ(rq, cmd_flags) & GL_REQ_OP_MASK) {
+	__u32 flags = btf ? rq->cmd_flags : BPF_CORE_READ(rq, cmd_flags);
+
+	switch (flags & GL_REQ_OP_MASK) {
 	case REQ_OP_READ:
 		return GPULAT_BLOCK_READ;
 	case REQ_OP_WRITE:
@@ -130,7 +140,7 @@ static __always_inline void gl_block_name(struct gl_keyed_block *v,
 }
 
 /*
- * gl_block_key - make @key's series on its first request, named after
+ * gl_block_key - make @key's series at its first sample, named after
  * @disk; a disk that takes the dev_t of a removed one continues its
  * series, and the name follows it (checked on its first bytes, both zero
  * padded), as in the module.  A key that finds no room is counted when
@@ -168,17 +178,25 @@ static __always_inline void gl_block_key(__u64 key, struct gendisk *disk)
 
 /*
  * gl_block_file - file the interval from @ts to @now of @rq on @key,
- * which cgroup @cg started
+ * which cgroup @cg started; the key is made, or renamed, here (where
+ * its series are looked up anyway: one lookup less a request than at
+ * its start)
  */
 static __always_inline void gl_block_file(struct request *rq, __u64 key,
 					  __u32 kind, __u64 ts, __u64 now,
-					  __u64 cg)
+					  __u64 cg, bool btf)
 {
 	struct gl_keyed_block *v = bpf_map_lookup_elem(&block_keys, &key);
 	struct gl_kmax_block *m = bpf_map_lookup_elem(&block_kmax, &key);
+	struct gendisk *disk = gl_rq_disk(rq, btf);
 	__s64 delta = now - ts;
 	__u32 series;
 
+	if (!v || !m || v->hdr.named_by != (__u64)disk) {
+		gl_block_key(key, disk);
+		v = bpf_map_lookup_elem(&block_keys, &key);
+		m = bpf_map_lookup_elem(&block_kmax, &key);
+	}
 	if (!v || !m) {
 		gl_count(GPULAT_FAM_BLOCK, GPULAT_BLOCK_KEYS_FULL);
 		return;
@@ -187,7 +205,7 @@ static __always_inline void gl_block_file(struct request *rq, __u64 key,
 		gl_count(GPULAT_FAM_BLOCK, GPULAT_BLOCK_NEGATIVE);
 		return;
 	}
-	series = GPULAT_BLOCK_SERIES(gl_block_op(rq), kind);
+	series = GPULAT_BLOCK_SERIES(gl_block_op(rq, btf), kind);
 	barrier_var(series);
 	if (series >= GL_BLOCK_NR_SERIES)
 		return;
@@ -233,29 +251,45 @@ static __always_inline void gl_block_cg_end(struct gl_bpf_flight *f,
 		gl_cg_record(v, m, GPULAT_CG_BLOCK, now - f->first);
 }
 
+/* gl_block_stamp - @v: @rq's stamp as @state since @now */
+static __always_inline void gl_block_stamp(struct request *rq, __u32 state,
+					   __u64 now, struct gl_bpf_flight *v,
+					   bool btf)
+{
+	struct gendisk *disk = gl_rq_disk(rq, btf);
+
+	__builtin_memset(v, 0, sizeof(*v));
+	v->ts = now;
+	v->aux = state;
+	v->first = now;
+	if (disk)
+		v->key = gl_block_devt(disk, btf);
+	gl_block_cg(v);
+}
+
+/* gl_block_claimed - count what gl_flight_claim_at() answered @how */
+static __always_inline void gl_block_claimed(int how)
+{
+	if (how == GL_CLAIM_FULL)
+		gl_count(GPULAT_FAM_BLOCK, GPULAT_BLOCK_FULL);
+	else if (how == GL_CLAIM_OWN)
+		gl_count(GPULAT_FAM_BLOCK, GPULAT_BLOCK_EXPIRED);
+}
+
 /*
- * gl_block_start - stamp @rq as @state since @now; an entry the request
- * still holds from an earlier life (its end never seen) is reused and
- * counted as expired, as in the module
+ * gl_block_start - stamp @rq as @state since @now, @e its entry as a
+ * lookup found it; an entry the request still holds from an earlier
+ * life (its end never seen) is reused and counted as expired, as in the
+ * module
  */
 static __always_inline void gl_block_start(struct request *rq, __u32 state,
-					   __u64 now, struct gl_bpf_flight *e)
+					   __u64 now, struct gl_bpf_flight *e,
+					   bool btf)
 {
-	struct gendisk *disk = gl_rq_disk(rq);
-	struct gl_bpf_flight v = { .ts = now, .aux = state, .first = now };
-	int how;
+	struct gl_bpf_flight v;
 
-	if (disk)
-		v.key = gl_block_devt(disk);
-	gl_block_cg(&v);
-	how = gl_flight_claim_at(&block_flight, (__u64)rq, e, &v);
-	if (how == GL_CLAIM_FULL) {
-		gl_count(GPULAT_FAM_BLOCK, GPULAT_BLOCK_FULL);
-		return;
-	}
-	if (how == GL_CLAIM_OWN)
-		gl_count(GPULAT_FAM_BLOCK, GPULAT_BLOCK_EXPIRED);
-	gl_block_key(v.key, disk);
+	gl_block_stamp(rq, state, now, &v, btf);
+	gl_block_claimed(gl_flight_claim_at(&block_flight, (__u64)rq, e, &v));
 }
 
 GL_TP(block_rq_insert, gl_block_insert)
@@ -271,25 +305,40 @@ GL_TP(block_rq_insert, gl_block_insert)
 		f->aux = GL_BLOCK_QUEUED;
 		return 0;
 	}
-	gl_block_start(rq, GL_BLOCK_QUEUED, bpf_ktime_get_ns(), e);
+	gl_block_start(rq, GL_BLOCK_QUEUED, bpf_ktime_get_ns(), e, gl_btf);
 	return 0;
 }
 
+/*
+ * block_rq_issue: most requests come here without an insert (no I/O
+ * scheduler, or one that passed them on): their stamp is made by one
+ * update that finds none, without a lookup before it
+ */
 GL_TP(block_rq_issue, gl_block_issue)
 {
 	struct request *rq = gl_block_rq(ctx);
-	__u64 now = bpf_ktime_get_ns();
-	struct gl_bpf_flight *e, *f;
+	__u64 now = bpf_ktime_get_ns(), ptr = (__u64)rq;
+	struct gl_bpf_flight v, *e, *f;
+	long err;
 
 	gl_hit(GPULAT_FAM_BLOCK, 3);
-	e = gl_flight_entry(&block_flight, (__u64)rq);
-	f = e && e->ts ? e : NULL;
-	if (!f || f->aux == GL_BLOCK_ISSUED) {
-		/* issued without insert; or again, without requeue or end */
-		gl_block_start(rq, GL_BLOCK_ISSUED, now, e);
+	gl_block_stamp(rq, GL_BLOCK_ISSUED, now, &v, gl_btf);
+	err = bpf_map_update_elem(&block_flight, &ptr, &v, BPF_NOEXIST);
+	if (!err)
+		return 0;
+	e = err == -GL_EEXIST ? gl_flight_entry(&block_flight, ptr) : NULL;
+	if (!e) {
+		gl_count(GPULAT_FAM_BLOCK, GPULAT_BLOCK_FULL);
 		return 0;
 	}
-	gl_block_file(rq, f->key, GPULAT_BLOCK_QUEUE, f->ts, now, f->cg);
+	f = e->ts ? e : NULL;
+	if (!f || f->aux == GL_BLOCK_ISSUED) {
+		/* released, not deleted; or issued again without an end */
+		gl_block_claimed(gl_flight_claim_at(&block_flight, ptr, e, &v));
+		return 0;
+	}
+	gl_block_file(rq, f->key, GPULAT_BLOCK_QUEUE, f->ts, now, f->cg,
+		      gl_btf);
 	f->ts = now;
 	f->aux = GL_BLOCK_ISSUED;
 	return 0;
@@ -319,12 +368,12 @@ GL_TP(block_rq_complete, gl_block_complete, struct request *rq, int error, unsig
 		gl_flight_release(&block_flight, (__u64)rq, f);
 		return 0;
 	}
-	if (nr_bytes < BPF_CORE_READ(rq, __data_len))
+	if (nr_bytes < (gl_btf ? rq->__data_len : BPF_CORE_READ(rq, __data_len)))
 		return 0;
 	ts = f->ts;
 	key = f->key;
 	now = bpf_ktime_get_ns();
-	gl_block_file(rq, key, GPULAT_BLOCK_DEVICE, ts, now, f->cg);
+	gl_block_file(rq, key, GPULAT_BLOCK_DEVICE, ts, now, f->cg, gl_btf);
 	/* as the module: nothing filed once the family is off or unwatched */
 	if (f->cg_watched && gl_conf.cg_nr)
 		gl_block_cg_end(f, now);
@@ -347,7 +396,7 @@ GL_TP(block_rq_requeue, gl_block_requeue)
 	e = gl_flight_entry(&block_flight, (__u64)rq);
 	f = e && e->ts ? e : NULL;
 	if (!f) {
-		gl_block_start(rq, GL_BLOCK_REQUEUED, now, e);
+		gl_block_start(rq, GL_BLOCK_REQUEUED, now, e, gl_btf);
 		return 0;
 	}
 	f->ts = now;
