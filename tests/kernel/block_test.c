@@ -552,4 +552,4 @@ TEST_F(block, queue_time_none_vs_mq_deadline)
 	EXPECT_EQ(0, dl.drops);
 }
 
-TEST_HARNESS_MAIN
+VMTEST_HARNESS_MAIN

@@ -1032,4 +1032,4 @@ TEST_F(cross, net_veth_netem)
 		SKIP(return, "%s (the module's numbers above)", why);
 }
 
-TEST_HARNESS_MAIN
+VMTEST_HARNESS_MAIN

@@ -327,4 +327,4 @@ TEST(pins_in_bpffs)
 	EXPECT_FALSE(gl_source_bpf_pinned());
 }
 
-TEST_HARNESS_MAIN
+VMTEST_HARNESS_MAIN

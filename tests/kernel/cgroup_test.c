@@ -749,5 +749,6 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "--watch"))
 		return watch_main(argc - 2, argv + 2);
+	vmtest_scale_timeouts();
 	return test_harness_run(argc, argv);
 }

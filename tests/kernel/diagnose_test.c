@@ -296,4 +296,4 @@ TEST(storage_first_under_slow_disk)
 	free(json);
 }
 
-TEST_HARNESS_MAIN
+VMTEST_HARNESS_MAIN

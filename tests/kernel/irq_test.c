@@ -364,4 +364,4 @@ TEST(series_layout)
 	close(fd);
 }
 
-TEST_HARNESS_MAIN
+VMTEST_HARNESS_MAIN

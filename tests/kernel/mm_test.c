@@ -560,4 +560,4 @@ TEST_F(mm, direct_compaction_for_hugepages)
 	EXPECT_EQ(0, s.no_start + s.negative + s.evicted);
 }
 
-TEST_HARNESS_MAIN
+VMTEST_HARNESS_MAIN

@@ -582,4 +582,4 @@ TEST(probes_attached)
 	close(fd);
 }
 
-TEST_HARNESS_MAIN
+VMTEST_HARNESS_MAIN

@@ -426,4 +426,4 @@ TEST(xid_events_in_order)
 	close(fd);
 }
 
-TEST_HARNESS_MAIN
+VMTEST_HARNESS_MAIN

@@ -291,4 +291,4 @@ TEST(drop_counters_present)
 	close(fd);
 }
 
-TEST_HARNESS_MAIN
+VMTEST_HARNESS_MAIN

@@ -1047,4 +1047,4 @@ TEST(trace_records_hold_no_kernel_address)
 	EXPECT_EQ(0, w.bad);
 }
 
-TEST_HARNESS_MAIN
+VMTEST_HARNESS_MAIN

@@ -485,4 +485,4 @@ TEST(cli_trace_json)
 	EXPECT_LE(20, named);
 }
 
-TEST_HARNESS_MAIN
+VMTEST_HARNESS_MAIN

@@ -124,4 +124,37 @@ static inline void vm_stop(pid_t pid)
 	}
 }
 
+/*
+ * VMTEST_HARNESS_MAIN - TEST_HARNESS_MAIN whose per-test limits (the
+ * harness's alarm, 30 s unless TEST_F_TIMEOUT) are scaled like run.sh's by
+ * GPULAT_TIMEOUT_SCALE, so that a slower kernel (KASAN, lockdep) times a
+ * test out only where run.sh would.
+ */
+static inline void vmtest_scale_timeouts(void)
+{
+	const char *env = getenv("GPULAT_TIMEOUT_SCALE");
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+	double k = env ? strtod(env, NULL) : 1;
+
+	if (!(k > 1) || k > 100)
+		return;
+	for (f = __fixture_list; f; f = f->next)
+		for (t = f->tests; t; t = t->next)
+			t->timeout = (int)(t->timeout * k + 0.5);
+}
+
+#define VMTEST_HARNESS_MAIN \
+	static void __attribute__((constructor)) \
+	__constructor_order_last(void) \
+	{ \
+		if (!__constructor_order) \
+			__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD; \
+	} \
+	int main(int argc, char **argv) \
+	{ \
+		vmtest_scale_timeouts(); \
+		return test_harness_run(argc, argv); \
+	}
+
 #endif /* _GPULAT_VMTEST_H */
