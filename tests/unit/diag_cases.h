@@ -46,6 +46,7 @@ enum {
 	S_NV_HARD,
 	S_NV_WAKE,
 	S_MM_RECLAIM,
+	S_MM_MEMCG,
 	S_NR,
 };
 
@@ -91,6 +92,8 @@ static inline void layout(struct blob *b, uint64_t time_ns, bool net_on)
 			"nvidia/45");
 	blob_add_series(b, GPULAT_FAM_MM, GPULAT_MM_DIRECT_RECLAIM, 0, 0,
 			"mm.direct_reclaim", "");
+	blob_add_series(b, GPULAT_FAM_MM, GPULAT_MM_MEMCG_RECLAIM, 0, 0,
+			"mm.memcg_reclaim", "");
 	for (f = 1; f < GPULAT_FAM_MAX; f++)
 		blob_add_probe(b, f, f == GPULAT_FAM_NET && !net_on ?
 			       GPULAT_PROBE_DISABLED : GPULAT_PROBE_ATTACHED,
@@ -149,6 +152,25 @@ static inline void add_culprit(struct gpulat_rec_sample *s, int32_t pid,
 	s->culprits[s->nr_culprits].ns = ns;
 	strcpy(s->culprits[s->nr_culprits].comm, comm);
 	s->nr_culprits++;
+}
+
+/* joined - @text with each line break and the indent after it one space */
+static inline char *joined(const char *text)
+{
+	static char out[65536];
+	size_t o = 0;
+
+	for (; *text && o + 1 < sizeof(out); text++) {
+		if (*text == '\n') {
+			while (text[1] == ' ')
+				text++;
+			out[o++] = ' ';
+		} else {
+			out[o++] = *text;
+		}
+	}
+	out[o] = '\0';
+	return out;
 }
 
 /* put_comm - @root/proc/@pid/task/@tid/comm holding @comm */

@@ -14,25 +14,6 @@
 #define VIC_DIR "/kubepods.slice/kubepods-pod" POD_ ".slice/cri-containerd-" VIC ".scope"
 #define DB_DIR "/system.slice/db.service"
 
-/* joined - @text with each line break and the indent after it one space */
-static char *joined(const char *text)
-{
-	static char out[65536];
-	size_t o = 0;
-
-	for (; *text && o + 1 < sizeof(out); text++) {
-		if (*text == '\n') {
-			while (text[1] == ' ')
-				text++;
-			out[o++] = ' ';
-		} else {
-			out[o++] = *text;
-		}
-	}
-	out[o] = '\0';
-	return out;
-}
-
 static uint64_t mkcg(const char *root, const char *rel)
 {
 	char p[PATH_MAX], cmd[PATH_MAX + 16];
@@ -178,6 +159,161 @@ TEST_F(diag, one_cgroup_ranks_none)
 	ASSERT_EQ(0, run(self, _metadata, NULL));
 	EXPECT_EQ(NULL, strstr(self->text, "by cgroup"));
 	EXPECT_NE(NULL, strstr(self->json, "\"cgroups\":{\"seen\":1,\"left_out\":0,\"rows\":[]}"));
+}
+
+/* put_file - @path (under @root) holding @text, its folders made */
+static void put_file(const char *root, const char *path, const char *text)
+{
+	char p[PATH_MAX], cmd[PATH_MAX + 16], *slash;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s%s", root, path);
+	slash = strrchr(p, '/');
+	*slash = '\0';
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", p);
+	if (system(cmd))
+		abort();
+	*slash = '/';
+	f = fopen(p, "w");
+	if (!f)
+		abort();
+	fputs(text, f);
+	fclose(f);
+}
+
+static struct gpulat_rec_sample *io_rec(struct gl_trace_rec *r, uint32_t fam,
+					uint32_t series, int32_t pid,
+					uint64_t cg)
+{
+	struct gpulat_rec_sample *s = &r->u.sample;
+
+	r->type = GPULAT_REC_SAMPLE;
+	s->family = fam;
+	s->series = series;
+	s->latency_ns = 30 * MS;
+	s->pid = pid;
+	s->tgid = pid;
+	strcpy(s->comm, pid ? "postgres" : "");
+	s->flags = GPULAT_REC_F_CGROUP;
+	s->cgroup_id = cg;
+	return s;
+}
+
+/*
+ * A hybrid host (v1 controllers, cgroup2 at .../unified): the limits and
+ * the advice are those of the tasks' v1 controller directories, never
+ * the cgroup2 one; the memory cgroup is the v1 one (the task's cgroup2
+ * cgroup is the root); a task at its blkio hierarchy's root gets no
+ * advice to cap it there.
+ */
+TEST_F(diag, hybrid_host_advice_in_v1_directories)
+{
+	struct gl_trace_rec recs[12];
+	char uni[128], v1[128], *t;
+	uint64_t hog, vic, top;
+	size_t i;
+
+	snprintf(uni, sizeof(uni), "%s/sys/fs/cgroup/unified", self->root);
+	snprintf(v1, sizeof(v1), "%s/sys/fs/cgroup", self->root);
+	hog = mkcg(uni, HOG_DIR);
+	vic = mkcg(uni, VIC_DIR);
+	top = mkcg(uni, "");
+	ASSERT_NE(0, top);
+	put_file(self->root, "/proc/4242/cgroup",
+		 "7:memory:/docker/" HOG "\n5:cpuset:/docker/" HOG
+		 "\n4:cpu,cpuacct:/docker/" HOG "\n0::" HOG_DIR "\n");
+	put_file(v1, "/cpuset/docker/" HOG "/cpuset.cpus", "1\n");
+	put_file(v1, "/cpu,cpuacct/docker/" HOG "/cpu.cfs_quota_us", "-1\n");
+	put_file(v1, "/cpu,cpuacct/docker/" HOG "/cpu.cfs_period_us",
+		 "100000\n");
+	put_file(v1, "/cpu,cpuacct/docker/" HOG "/cpu.shares", "1024\n");
+	put_file(self->root, "/proc/901/cgroup", "7:memory:/test\n0::/\n");
+	put_file(v1, "/memory/test/memory.limit_in_bytes", "268435456\n");
+	put_file(self->root, "/proc/900/cgroup", "6:blkio:/\n0::" VIC_DIR "\n");
+	gl_cg_set_root(uni);
+	ASSERT_TRUE(gl_cg_hybrid());
+
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < 10; i++) {
+		struct gpulat_rec_sample *s;
+
+		s = wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP, 20 * MS, 777,
+			     770, "feeder");
+		s->flags |= GPULAT_REC_F_CGROUP;
+		s->cgroup_id = vic;
+		add_culprit(s, 4242, 4242, 19 * MS, "xmrig");
+		s->culprit_cgroup[0] = hog;
+	}
+	io_rec(&recs[10], GPULAT_FAM_BLOCK, 1, 900, vic);
+	io_rec(&recs[11], GPULAT_FAM_MM, GPULAT_MM_MEMCG_RECLAIM, 901, top);
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	gl_cg_set_root(NULL);
+
+	t = joined(self->text);
+	EXPECT_NE(NULL, strstr(t, "cpuset.cpus 1 (v1 cpuset.cpus)"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "/sys/fs/cgroup/cpuset/docker/" HOG "/cpuset.cpus"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "/sys/fs/cgroup/cpu,cpuacct/docker/" HOG "/cpu.cfs_quota_us (50000 with a cpu.cfs_period_us of 100000: half a CPU; now max 100000 (v1 cpu.cfs_quota_us, cpu.cfs_period_us))"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "its tasks: 4242 (xmrig)"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_MEMORY, "The memory cgroup "));
+	EXPECT_TRUE(advice_has(self->r, DIAG_MEMORY, "/sys/fs/cgroup/memory/test reclaims at its own limit, memory.limit_in_bytes 268435456 (v1 memory.limit_in_bytes)"));
+	/* nothing written under the cgroup2 mount, no cap at a root */
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "unified"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_MEMORY, "unified"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_STORAGE, "Cap the I/O"));
+}
+
+/*
+ * cgroup2 alone: a root cgroup takes no limit (no advice to set one
+ * there), and a cgroup whose records named no task says where to list
+ * its tasks rather than an empty list.
+ */
+TEST_F(diag, v2_no_root_advice_no_empty_task_list)
+{
+	struct gl_trace_rec recs[12];
+	uint64_t vic, db, top;
+	char cg[96];
+	size_t i;
+
+	snprintf(cg, sizeof(cg), "%s/cg", self->root);
+	vic = mkcg(cg, VIC_DIR);
+	db = mkcg(cg, DB_DIR);
+	top = mkcg(cg, "");
+	ASSERT_NE(0, top);
+	put(cg, DB_DIR, "io.max", "");
+	gl_cg_set_root(cg);
+	ASSERT_FALSE(gl_cg_hybrid());
+
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	memset(recs, 0, sizeof(recs));
+	/* the tasks of the root cgroup held the CPU */
+	for (i = 0; i < 10; i++) {
+		struct gpulat_rec_sample *s;
+
+		s = wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP, 20 * MS, 777,
+			     770, "feeder");
+		s->flags |= GPULAT_REC_F_CGROUP;
+		s->cgroup_id = vic;
+		add_culprit(s, 4242, 4242, 19 * MS, "xmrig");
+		s->culprit_cgroup[0] = top;
+	}
+	io_rec(&recs[10], GPULAT_FAM_BLOCK, 1, 0, db);
+	io_rec(&recs[11], GPULAT_FAM_MM, GPULAT_MM_MEMCG_RECLAIM, 901, top);
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	gl_cg_set_root(NULL);
+
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "off the CPUs of containerd"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_MEMORY, "reclaims at its own memory limit"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_STORAGE, "Cap the I/O of unit db.service"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_STORAGE, "list its tasks with cat "));
+	EXPECT_TRUE(advice_has(self->r, DIAG_STORAGE, DB_DIR "/cgroup.procs."));
+	EXPECT_FALSE(advice_has(self->r, DIAG_STORAGE, "its tasks: ."));
 }
 
 TEST_HARNESS_MAIN

@@ -417,6 +417,7 @@ int diag_analyze_gpu(const struct watch *w, const struct diag_tasks *used,
 	for (l = 0; l < DIAG_NR_LAYERS; l++) {
 		struct diag_layer_res *L = &r->layer[l];
 
+		L->effect_of = DIAG_NR_LAYERS;
 		f = diag_layer_family(l);
 		L->measured = diag_family_on(w->end, f,
 					     f < GPULAT_FAM_MAX ? w->held[f] :
@@ -441,6 +442,7 @@ int diag_analyze_gpu(const struct watch *w, const struct diag_tasks *used,
 	}
 	diag_alike(r);
 	diag_judge(r);
+	diag_root_cause(r);
 	diag_advise_all(r, w);
 	ret = diag_cgroups(r, w);
 	if (!ret && gpu)

@@ -145,20 +145,85 @@ static bool diag_advise_pair(struct diag_layer_res *L)
 	return true;
 }
 
+/* diag_is_culprit - whether @c's process is one of @L's culprits */
+static bool diag_is_culprit(const struct diag_layer_res *L,
+			    const struct diag_culprit *c)
+{
+	size_t k;
+
+	for (k = 0; k < L->nr_culprits; k++)
+		if (L->culprits[k].pid == c->pid &&
+		    L->culprits[k].tgid == c->tgid)
+			return true;
+	return false;
+}
+
+/*
+ * diag_advise_miners - first, every process with a cryptominer's name
+ * that held a CPU (the trace) or used one (/proc), at any share: all
+ * its pids, those still there to release, those gone said so
+ */
+static void diag_advise_miners(struct diag_layer_res *L)
+{
+	char live[256] = "", kill_[256] = "", gone[256] = "";
+	char comm[GPULAT_COMM_LEN];
+	size_t k, nl = 0, nk = 0, ng = 0, nlive = 0;
+
+	for (k = 0; k < L->nr_miners; k++) {
+		const struct diag_culprit *c = &L->miners[k];
+		int32_t pid = c->tgid > 0 ? c->tgid : c->pid;
+
+		units_printable(comm, sizeof(comm), c->comm);
+		if (c->tgid > 0 && diag_still_there(c, pid)) {
+			nlive++;
+			if (nl < sizeof(live))
+				nl += snprintf(live + nl, sizeof(live) - nl,
+					       "%s%s (pid %d)", nl ? ", " : "",
+					       comm, pid);
+			if (nk < sizeof(kill_))
+				nk += snprintf(kill_ + nk, sizeof(kill_) - nk,
+					       " %d", pid);
+		} else if (!diag_is_culprit(L, c) && ng < sizeof(gone)) {
+			/* a culprit gone has an advice of its own (below) */
+			ng += snprintf(gone + ng, sizeof(gone) - ng,
+				       "%s%s (%s %d)", ng ? ", " : "", comm,
+				       c->tgid > 0 ? "pid" : "thread", pid);
+		}
+	}
+	if (nlive)
+		diag_advise(L,
+			    "%s %s the name of a cryptominer and %s CPU time here: release %s now (kill%s; kill -9 if ignored), then treat the host as compromised: find how %s came, block outbound connections, follow the security procedure.%s%s",
+			    live, nlive == 1 ? "has" : "have",
+			    L->miners[0].from_trace ? "took" : "used",
+			    nlive == 1 ? "it" : "them", kill_,
+			    nlive == 1 ? "it" : "they",
+			    ng ? " Gone already: " : "", gone);
+	else if (ng)
+		diag_advise(L,
+			    "%s had the name of a cryptominer and took CPU time here, but exited since: treat the host as compromised and follow the security procedure; do not kill what holds that pid now.",
+			    gone);
+}
+
 /*
  * diag_advise_culprits - release or move the processes named as culprits;
- * none for one that exited, or whose pid another task holds now
+ * none for one that exited, or whose pid another task holds now; miners
+ * are diag_advise_miners()'
  */
 static void diag_advise_culprits(struct diag_layer_res *L)
 {
 	char doing[128], comm[GPULAT_COMM_LEN];
 	size_t k;
 
+	diag_advise_miners(L);
 	if (diag_advise_pair(L))
 		return;
 	for (k = 0; k < L->nr_culprits && k < 2; k++) {
 		const struct diag_culprit *c = &L->culprits[k];
 		int32_t pid = c->tgid > 0 ? c->tgid : c->pid;
+
+		/* a live miner is in diag_advise_miners()' advice */
+		if (c->miner && c->tgid > 0 && diag_still_there(c, pid))
+			continue;
 
 		/* a task with a small part of the waits is not the cause */
 		if (c->from_trace && c->share < DIAG_TRACE_SHARE)
@@ -253,9 +318,10 @@ static void diag_advise_sched(struct diag_result *r)
 		wakeup |= it->family == GPULAT_FAM_SCHED &&
 			  it->id == GPULAT_SCHED_WAKEUP;
 	}
+	/* a miner leads the layer's advice */
+	diag_advise_culprits(L);
 	diag_advise_contention(r);
 	diag_cpus_text(cpus, sizeof(cpus), &r->slow);
-	diag_advise_culprits(L);
 	if (r->alike)
 		diag_advise(L,
 			    "Tasks wait on every CPU alike: more runnable threads than CPUs. Confirm with vmstat 1 (column r against the CPU count) and reduce the parallelism: data-loader num_workers per job times jobs per host, builds or preprocessing on the same host, monitoring agents.");
@@ -378,13 +444,23 @@ static void diag_advise_storage(struct diag_result *r)
 {
 	struct diag_layer_res *L = &r->layer[DIAG_STORAGE];
 	const struct diag_item *it = diag_top_item(r, DIAG_STORAGE, 0);
+	double queued = 0, device = 0;
 	char p99[UNITS_LEN];
-	bool queue = false;
+	bool queue;
 	size_t k;
 
-	for (k = 0; k < L->nr_top; k++)
-		queue |= diag_top_item(r, DIAG_STORAGE, k)->id % 2 ==
-			 GPULAT_BLOCK_QUEUE;
+	/* queue advice only where the time in the queue is most of it */
+	for (k = 0; k < L->nr_top; k++) {
+		const struct diag_item *t = diag_top_item(r, DIAG_STORAGE, k);
+
+		if (t->family != GPULAT_FAM_BLOCK)
+			continue;
+		if (t->id % 2 == GPULAT_BLOCK_QUEUE)
+			queued += t->excess;
+		else
+			device += t->excess;
+	}
+	queue = queued > device;
 	if (it && it->key_name[0])
 		diag_advise(L,
 			    "Disk %s: %s p99 %s. Check it: iostat -x 1 10 (r_await, w_await, %%util), its health (smartctl -a /dev/%s, or nvme smart-log for NVMe).",
@@ -395,26 +471,83 @@ static void diag_advise_storage(struct diag_result *r)
 			    "Check the disks: iostat -x 1 10 (r_await, w_await, %%util) and their health (smartctl -a, nvme smart-log).");
 	if (queue)
 		diag_advise(L,
-			    "Requests wait in the I/O scheduler: the disk is saturated. Spread the load over more disks, or move the data.");
+			    "Requests wait in the I/O scheduler longer than the disk takes to serve them (block.*.queue): the disk's queue is full. Spread the load over more disks, or move the data.");
 	diag_advise(L,
 		    "Feed the GPUs from faster storage: cache the training data on a local SSD or a RAM disk (mount -t tmpfs -o size=64G tmpfs /mnt/ramdisk), and load with several workers and prefetching (DataLoader num_workers, prefetch_factor, pin_memory).");
 }
 
+/* diag_meminfo_kb - @key's value in /proc/meminfo (kB), or 0 */
+static uint64_t diag_meminfo_kb(const char *key)
+{
+	char path[PATH_MAX], line[256];
+	unsigned long long v = 0;
+	size_t n = strlen(key);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/meminfo", diag_root());
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':') {
+			if (sscanf(line + n + 1, "%llu", &v) != 1)
+				v = 0;
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* diag_kb_text - "21.4 GiB", "512 MiB" */
+static const char *diag_kb_text(char *buf, size_t len, uint64_t kb)
+{
+	if (kb >= 1024 * 1024)
+		snprintf(buf, len, "%.1f GiB", kb / 1048576.0);
+	else
+		snprintf(buf, len, "%llu MiB", (unsigned long long)kb / 1024);
+	return buf;
+}
+
+/*
+ * diag_advise_memory - host shortage only where tasks reclaimed for the
+ * host (mm.direct_reclaim), said with what is available now; reclaim at
+ * a memory cgroup's limit (mm.memcg_reclaim) is that cgroup's (its
+ * files: diagnose_cgroups.c)
+ */
 static void diag_advise_memory(struct diag_result *r)
 {
 	struct diag_layer_res *L = &r->layer[DIAG_MEMORY];
-	bool reclaim = false, compact = false;
+	bool reclaim = false, memcg = false, compact = false;
+	uint64_t avail = diag_meminfo_kb("MemAvailable");
+	uint64_t total = diag_meminfo_kb("MemTotal");
+	char now[96] = "", a[32], t[32];
 	size_t k;
 
 	for (k = 0; k < L->nr_top; k++) {
 		const struct diag_item *it = diag_top_item(r, DIAG_MEMORY, k);
 
+		if (it->family != GPULAT_FAM_MM)
+			continue;
 		reclaim |= it->id == GPULAT_MM_DIRECT_RECLAIM;
+		memcg |= it->id == GPULAT_MM_MEMCG_RECLAIM;
 		compact |= it->id == GPULAT_MM_COMPACTION;
 	}
-	if (reclaim || !compact)
+	if (total)
+		snprintf(now, sizeof(now), " (MemAvailable now %s of %s)",
+			 diag_kb_text(a, sizeof(a), avail),
+			 diag_kb_text(t, sizeof(t), total));
+	if (reclaim && total && avail * 5 > total)
 		diag_advise(L,
-			    "Tasks reclaim memory themselves: the host runs short of free memory. Find the largest users (ps -eo pid,rss,comm --sort=-rss | head), release unneeded tasks, and keep more memory free (vm.min_free_kbytes, vm.watermark_scale_factor).");
+			    "Tasks reclaim memory themselves (mm.direct_reclaim), yet a fifth or more of the memory is available%s: the shortage was brief, or on one NUMA node or zone (numastat -m; grep -A3 'zone' /proc/zoneinfo). Find what allocates in bursts, and keep more memory free (vm.min_free_kbytes, vm.watermark_scale_factor).",
+			    now);
+	else if (reclaim)
+		diag_advise(L,
+			    "Tasks reclaim memory themselves (mm.direct_reclaim): the host runs short of free memory%s. Find the largest users (ps -eo pid,rss,comm --sort=-rss | head), release unneeded tasks, and keep more memory free (vm.min_free_kbytes, vm.watermark_scale_factor).",
+			    now);
+	if (memcg)
+		diag_advise(L,
+			    "Tasks reclaim at their memory cgroup's limit (mm.memcg_reclaim), not for want of host memory%s: raise that cgroup's limit or shrink its working set; the cgroup is named here when the trace names its tasks.",
+			    now);
 	if (compact)
 		diag_advise(L,
 			    "Tasks wait for memory compaction, usually for transparent huge pages: cat /sys/kernel/mm/transparent_hugepage/defrag; 'defer' or 'madvise' keeps allocations from compacting inline.");
@@ -424,25 +557,47 @@ static void diag_advise_memory(struct diag_result *r)
 static void diag_notes(struct diag_result *r, const struct watch *w)
 {
 	size_t i, n = w->window ? gl_snapshot_nr_counters(w->window) : 0;
+	char which[DIAG_NR_LAYERS][DIAG_TEXT_LEN / 2] = { "" };
+	size_t pos[DIAG_NR_LAYERS] = { 0 };
+	uint64_t expired[DIAG_NR_LAYERS] = { 0 };
+	char name[GPULAT_NAME_LEN];
 	int l;
 
 	for (i = 0; i < n; i++) {
 		const struct gpulat_counter *c =
 			gl_snapshot_counter(w->window, i);
 
-		for (l = 0; l < DIAG_NR_LAYERS; l++)
-			if (diag_layer_family(l) == c->family)
-				r->layer[l].drops += c->value;
+		for (l = 0; l < DIAG_NR_LAYERS; l++) {
+			if (diag_layer_family(l) != c->family || !c->value)
+				continue;
+			r->layer[l].drops += c->value;
+			if (c->family == GPULAT_FAM_NET &&
+			    c->id == GPULAT_NET_EXPIRED)
+				expired[l] += c->value;
+			/* each counter by its name, as gpulat status lists it */
+			units_printable(name, sizeof(name), c->name);
+			if (pos[l] < sizeof(which[l]))
+				pos[l] += snprintf(which[l] + pos[l],
+						   sizeof(which[l]) - pos[l],
+						   "%s%s %llu",
+						   pos[l] ? ", " : "", name,
+						   (unsigned long long)c->value);
+		}
 	}
 	for (l = 0; l < DIAG_NR_LAYERS; l++) {
 		struct diag_layer_res *L = &r->layer[l];
 
-		if (!L->measured)
+		if (!L->measured || !L->drops || L->drops * 100 <= L->samples)
 			continue;
-		if (L->drops && L->drops * 100 > L->samples)
+		if (expired[l] * 2 >= L->drops)
+			/* a queue that drops is itself a network signal */
 			diag_note(L,
-				  "%llu samples were lost (drop counters, gpulat status): the numbers are incomplete.",
-				  (unsigned long long)L->drops);
+				  "%llu packets were not timed (%s): most were queued and never sent or received, which is what a full or shaping queue that drops them does (tc -s qdisc show: dropped, overlimits); the numbers cover the packets that went through.",
+				  (unsigned long long)L->drops, which[l]);
+		else
+			diag_note(L,
+				  "%llu samples were lost (%s; gpulat status): the numbers are incomplete.",
+				  (unsigned long long)L->drops, which[l]);
 	}
 	if (r->layer[DIAG_DRIVER].measured &&
 	    !r->layer[DIAG_DRIVER].samples && !r->layer[DIAG_DRIVER].nr_xids)

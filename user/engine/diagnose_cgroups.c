@@ -158,15 +158,17 @@ static const struct {
 static void read_v1(const char *file, pid_t pid, struct diag_cg_limit *lim)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 64], v[64], p[64];
+	char proc[PATH_MAX], v1[PATH_MAX];
 	size_t i;
 	int n;
 
 	for (i = 0; i < ARRAY_SIZE(v1_twins); i++)
 		if (!strcmp(v1_twins[i].v2, file))
 			break;
+	snprintf(proc, sizeof(proc), "%s/proc", diag_root());
+	snprintf(v1, sizeof(v1), "%s/sys/fs/cgroup", diag_root());
 	if (i == ARRAY_SIZE(v1_twins) ||
-	    !gl_cg_v1_dir("/proc", "/sys/fs/cgroup", pid, v1_twins[i].ctrl,
-			  dir, sizeof(dir)))
+	    !gl_cg_v1_dir(proc, v1, pid, v1_twins[i].ctrl, dir, sizeof(dir)))
 		return;
 	snprintf(path, sizeof(path), "%s/%s", dir, v1_twins[i].v1);
 	if (!first_line(path, v, sizeof(v)))
@@ -273,37 +275,162 @@ static const char *q(const char *v)
 	return v ? v : "(absent)";
 }
 
-static void advise(struct diag_layer_res *L, const struct diag_cg_row *row,
-		   int l)
+/*
+ * Where a limit of a cgroup is written on this host: its cgroup2
+ * directory, or on a hybrid host the directory of its v1 controller
+ * (the task's, from /proc/PID/cgroup: the cgroup2 one holds no
+ * controller files there).  A hierarchy's root takes no limits.
+ */
+struct cg_where {
+	char dir[PATH_MAX];
+	bool root, v1;
+};
+
+static bool where_of(const struct cg_desc *of, pid_t pid, const char *ctrl,
+		     struct cg_where *w)
 {
-	char who[300], by[300], pids[160], dir[PATH_MAX], a[3 * PATH_MAX];
-	const struct cg_desc *of = l == DIAG_SCHED ? &row->by : &row->who;
+	char proc[PATH_MAX], v1[PATH_MAX];
 	const char *root = gl_cg_root();
 	size_t n;
 
-	if (L->nr_advice >= DIAG_MAX_ADVICE || !of->path[0])
-		return;
-	snprintf(dir, sizeof(dir), "%s%s", root ? root : "",
+	memset(w, 0, sizeof(*w));
+	if (gl_cg_hybrid()) {
+		snprintf(proc, sizeof(proc), "%s/proc", diag_root());
+		n = snprintf(v1, sizeof(v1), "%s/sys/fs/cgroup", diag_root());
+		if (pid <= 0 || !gl_cg_v1_dir(proc, v1, pid, ctrl, w->dir,
+					      sizeof(w->dir)))
+			return false;
+		/* ROOT_V1/CONTROLLERS, with no path below it */
+		w->root = !strchr(w->dir + n + 1, '/');
+		w->v1 = true;
+		return true;
+	}
+	if (!root || !of->path[0])
+		return false;
+	snprintf(w->dir, sizeof(w->dir), "%s%s", root,
 		 strcmp(of->path, "/") ? of->path : "");
+	w->root = !strcmp(of->path, "/");
+	return true;
+}
+
+/* "its tasks: 4242 (xmrig)", or where to list them when none was named */
+static const char *tasks_text(char *buf, size_t len,
+			      const struct diag_cg_row *row,
+			      const struct cg_where *w)
+{
+	char pids[160];
+
+	if (row->nr_pids)
+		snprintf(buf, len, "its tasks: %s",
+			 pids_text(pids, sizeof(pids), row));
+	else
+		snprintf(buf, len, "list its tasks with cat %s/cgroup.procs",
+			 w->dir);
+	return buf;
+}
+
+static void advise_sched(char *a, size_t len, const struct diag_cg_row *row)
+{
+	char who[300], by[300], tasks[PATH_MAX + 200];
+	struct cg_where set, cpu;
+	pid_t pid = row->pids[0];
+
 	cg_name(who, sizeof(who), &row->who);
 	cg_name(by, sizeof(by), &row->by);
-	pids_text(pids, sizeof(pids), row);
-	if (l == DIAG_SCHED)
-		snprintf(a, sizeof(a),
-			 "Keep %s off the CPUs of %s: its cpuset.cpus is %s (effective %s), cpu.max %s, cpu.weight %s; give it other CPUs in %s/cpuset.cpus, or cap it in cpu.max (\"50000 100000\": half a CPU) or lower its cpu.weight; its tasks: %s.",
+	/* the holder: its cpuset and its CPU share */
+	if (!where_of(&row->by, pid, "cpuset", &set) ||
+	    !where_of(&row->by, pid, "cpu", &cpu) || (set.root && cpu.root))
+		return;
+	tasks_text(tasks, sizeof(tasks), row, set.root ? &cpu : &set);
+	if (!set.v1)
+		snprintf(a, len,
+			 "Keep %s off the CPUs of %s: its cpuset.cpus is %s (effective %s), cpu.max %s, cpu.weight %s; give it other CPUs in %s/cpuset.cpus, or cap it in cpu.max (\"50000 100000\": half a CPU) or lower its cpu.weight; %s.",
 			 by, who, q(limit_of(row, "cpuset.cpus")),
 			 q(limit_of(row, "cpuset.cpus.effective")),
 			 q(limit_of(row, "cpu.max")),
-			 q(limit_of(row, "cpu.weight")), dir, pids);
-	else if (l == DIAG_STORAGE)
-		snprintf(a, sizeof(a),
-			 "Cap the I/O of %s, which issued the slow requests: its io.max is %s; write \"MAJ:MIN wbps=... rbps=...\" to %s/io.max; its tasks: %s.",
-			 who, q(limit_of(row, "io.max")), dir, pids);
+			 q(limit_of(row, "cpu.weight")), set.dir, tasks);
+	else if (set.root)
+		snprintf(a, len,
+			 "Keep %s off the CPUs of %s: cap it in %s/cpu.cfs_quota_us (50000 with a cpu.cfs_period_us of 100000: half a CPU; now %s) or lower %s/cpu.shares (now %s); it has no cpuset of its own (cgroup v1); %s.",
+			 by, who, cpu.dir, q(limit_of(row, "cpu.max")),
+			 cpu.dir, q(limit_of(row, "cpu.weight")), tasks);
+	else if (cpu.root)
+		snprintf(a, len,
+			 "Keep %s off the CPUs of %s: its cpuset.cpus is %s; give it other CPUs in %s/cpuset.cpus (cgroup v1); %s.",
+			 by, who, q(limit_of(row, "cpuset.cpus")), set.dir,
+			 tasks);
 	else
-		snprintf(a, sizeof(a),
-			 "%s reclaims at its own memory limit: memory.high %s, memory.max %s; raise memory.high in %s (or memory.max), or shrink its working set; its tasks: %s.",
+		snprintf(a, len,
+			 "Keep %s off the CPUs of %s: its cpuset.cpus is %s; give it other CPUs in %s/cpuset.cpus, or cap it in %s/cpu.cfs_quota_us (50000 with a cpu.cfs_period_us of 100000: half a CPU; now %s) or lower its cpu.shares (now %s) (cgroup v1); %s.",
+			 by, who, q(limit_of(row, "cpuset.cpus")), set.dir,
+			 cpu.dir, q(limit_of(row, "cpu.max")),
+			 q(limit_of(row, "cpu.weight")), tasks);
+}
+
+static void advise_storage(char *a, size_t len, const struct diag_cg_row *row)
+{
+	char who[300], tasks[PATH_MAX + 200];
+	struct cg_where io;
+
+	if (!where_of(&row->who, row->pids[0], "blkio", &io) || io.root)
+		return;
+	tasks_text(tasks, sizeof(tasks), row, &io);
+	if (!io.v1) {
+		cg_name(who, sizeof(who), &row->who);
+		snprintf(a, len,
+			 "Cap the I/O of %s, which issued the slow requests: its io.max is %s; write \"MAJ:MIN wbps=... rbps=...\" to %s/io.max; %s.",
+			 who, q(limit_of(row, "io.max")), io.dir, tasks);
+	} else {
+		/* its cgroup2 cgroup is not the one with the limit */
+		snprintf(a, len,
+			 "Cap the I/O of the blkio cgroup %s, which issued the slow requests: write \"MAJ:MIN BYTES_PER_SECOND\" to its blkio.throttle.read_bps_device (and write_bps_device; cgroup v1 throttles direct and synchronous I/O only); %s.",
+			 io.dir, tasks);
+	}
+}
+
+static void advise_memory(char *a, size_t len, const struct diag_cg_row *row)
+{
+	char who[PATH_MAX + 300], tasks[PATH_MAX + 200];
+	struct cg_where mem;
+
+	if (!where_of(&row->who, row->pids[0], "memory", &mem) || mem.root)
+		return;
+	tasks_text(tasks, sizeof(tasks), row, &mem);
+	if (!mem.v1) {
+		cg_name(who, sizeof(who), &row->who);
+		snprintf(a, len,
+			 "%s reclaims at its own memory limit: memory.high %s, memory.max %s; raise memory.high in %s (or memory.max), or shrink its working set; %s.",
 			 who, q(limit_of(row, "memory.high")),
-			 q(limit_of(row, "memory.max")), dir, pids);
+			 q(limit_of(row, "memory.max")), mem.dir, tasks);
+	} else {
+		/* its cgroup2 cgroup is not the one with the limit */
+		snprintf(a, len,
+			 "The memory cgroup %s reclaims at its own limit, memory.limit_in_bytes %s: raise it there, or shrink its working set (cgroup v1); %s.",
+			 mem.dir, q(limit_of(row, "memory.max")), tasks);
+	}
+}
+
+/*
+ * advise - the top row's advice: the limits to change, in the files this
+ * host has (v2, or v1 on a hybrid host); none for a hierarchy's root
+ */
+static void advise(struct diag_layer_res *L, const struct diag_cg_row *row,
+		   int l)
+{
+	char a[4 * PATH_MAX];
+	size_t n;
+
+	if (L->nr_advice >= DIAG_MAX_ADVICE)
+		return;
+	a[0] = '\0';
+	if (l == DIAG_SCHED)
+		advise_sched(a, sizeof(a), row);
+	else if (l == DIAG_STORAGE)
+		advise_storage(a, sizeof(a), row);
+	else
+		advise_memory(a, sizeof(a), row);
+	if (!a[0])
+		return;
 	/* a long path cuts the advice short, not the tool */
 	n = strnlen(a, DIAG_TEXT_LEN - 1);
 	memcpy(L->advice[L->nr_advice], a, n);

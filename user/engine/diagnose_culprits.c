@@ -142,6 +142,26 @@ static void diag_culprit_set(struct diag_culprit *c, const struct diag_proc *p,
 }
 
 /*
+ * diag_miner_add - @p into @L's miners when it has a cryptominer's name
+ * (once per process; a thread without a known process once per thread)
+ */
+static void diag_miner_add(struct diag_layer_res *L, const struct diag_proc *p,
+			   bool from_trace, double share)
+{
+	size_t k;
+
+	if (!p->ns || !diag_is_miner(p->comm))
+		return;
+	for (k = 0; k < L->nr_miners; k++)
+		if (p->tgid > 0 ? L->miners[k].tgid == p->tgid :
+		    L->miners[k].pid == p->pid)
+			return;
+	if (L->nr_miners < DIAG_MAX_MINERS)
+		diag_culprit_set(&L->miners[L->nr_miners++], p, from_trace,
+				 share);
+}
+
+/*
  * diag_trace - culprits and affected tasks of every layer from the trace:
  * the tasks that held the CPU during the outlier waits, summed by (pid,
  * comm), and the tasks the outliers happened to
@@ -199,6 +219,10 @@ int diag_trace(struct diag_result *r, const struct watch *w)
 			diag_culprit_set(&L->culprits[L->nr_culprits++],
 					 &held[l].v[k], true, share);
 		}
+		for (k = 0; k < held[l].n; k++)
+			diag_miner_add(L, &held[l].v[k], true,
+				       L->trace_wait_ns ? (double)held[l].v[k].ns /
+				       L->trace_wait_ns : 0);
 		diag_procs_sort(&hit[l]);
 		for (k = 0; k < hit[l].n && k < DIAG_MAX_AFFECTED; k++) {
 			L->affected[L->nr_affected++] = hit[l].v[k];
@@ -369,6 +393,10 @@ int diag_cpu_users(struct diag_result *r, const struct diag_tasks *used)
 	free(v);
 	if (!ret)
 		diag_procs_sort(&procs);
+	/* a miner on any CPU, at any share, after those the trace named */
+	for (i = 0; !ret && i < procs.n; i++)
+		diag_miner_add(L, &procs.v[i], false,
+			       procs.v[i].ns / (secs * 1e9));
 	for (i = 0; !ret && i < procs.n; i++) {
 		const struct diag_proc *p = &procs.v[i];
 		double share = p->ns / (secs * 1e9);

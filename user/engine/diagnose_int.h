@@ -46,11 +46,13 @@
 
 #define DIAG_MAX_EVIDENCE	3
 #define DIAG_MAX_CULPRITS	3
+/* processes with a cryptominer's name, at any share: all of them named */
+#define DIAG_MAX_MINERS		8
 #define DIAG_MAX_AFFECTED	3
 #define DIAG_MAX_ADVICE		8
 #define DIAG_MAX_NOTES		6
 #define DIAG_MAX_XIDS		8
-#define DIAG_TEXT_LEN		512
+#define DIAG_TEXT_LEN		1024	/* room for two cgroup paths */
 /* A space where a line must not wrap ("CPU 1"); printed as a space. */
 #define DIAG_NBSP		'\x1f'
 
@@ -130,6 +132,13 @@ struct diag_layer_res {
 	size_t nr_top;
 	struct diag_culprit culprits[DIAG_MAX_CULPRITS];
 	size_t nr_culprits;
+	struct diag_culprit miners[DIAG_MAX_MINERS];
+	size_t nr_miners;
+	/* diag_root_cause(): this layer's waits are another's doing */
+	enum diag_layer effect_of;	/* DIAG_NR_LAYERS: none */
+	double effect_share;	/* of the outlier waits, held by its tasks */
+	char effect_who[48];	/* the largest of them: "kswapd0 (pid 45)" */
+	bool caused;		/* another layer is this one's effect */
 	struct diag_proc affected[DIAG_MAX_AFFECTED];
 	size_t nr_affected;
 	uint64_t trace_wait_ns;	/* outlier wait time the culprits share */
@@ -228,6 +237,16 @@ int diag_slow_cpus(struct diag_result *r);
 int diag_cpu_users(struct diag_result *r, const struct diag_tasks *used);
 /* diag_alike - whether tasks wait on every CPU alike, where they do not */
 void diag_alike(struct diag_result *r);
+/* --- diagnose_cause.c: the root cause above its effect --------------- */
+
+/*
+ * DIAG_CAUSE_SHARE - the share of the scheduler's outlier wait that an
+ * abnormal layer's tasks must have held for it to be the cause
+ */
+#define DIAG_CAUSE_SHARE	0.5
+/* diag_root_cause - rank the layer that caused the scheduler's waits */
+void diag_root_cause(struct diag_result *r);
+
 /* diag_is_miner - whether @comm is the name of a known cryptominer */
 bool diag_is_miner(const char *comm);
 /* diag_cause - a culprit that counts as a cause, not one listed only */

@@ -199,6 +199,28 @@ static void diag_print_xids(FILE *f, const struct diag_result *r,
 	}
 }
 
+/* diag_print_cause - a cause says what it caused; an effect, of what */
+static void diag_print_cause(FILE *f, const struct diag_result *r,
+			     enum diag_layer l)
+{
+	const struct diag_layer_res *S = &r->layer[DIAG_SCHED];
+	char line[DIAG_TEXT_LEN];
+
+	if (r->layer[l].caused && S->effect_of == l)
+		snprintf(line, sizeof(line),
+			 "the cause of the scheduler's waits too: its tasks held the CPU in %.0f%% of their outlier time, %s the most",
+			 100 * S->effect_share, S->effect_who);
+	else if (l == DIAG_SCHED && S->effect_of < DIAG_NR_LAYERS)
+		snprintf(line, sizeof(line),
+			 "an effect of the %s (#%u): its tasks held the CPU in %.0f%% of these waits' outlier time, %s the most",
+			 diag_names[S->effect_of],
+			 r->layer[S->effect_of].rank, 100 * S->effect_share,
+			 S->effect_who);
+	else
+		return;
+	diag_wrap_words(f, " ", 4, line);
+}
+
 static void diag_print_layer(FILE *f, const struct diag_result *r,
 			     enum diag_layer l)
 {
@@ -228,6 +250,7 @@ static void diag_print_layer(FILE *f, const struct diag_result *r,
 		 diag_score_text(score, sizeof(score), L->score),
 		 (unsigned long long)L->samples, L->over);
 	diag_wrap_words(f, " ", 4, head);
+	diag_print_cause(f, r, l);
 	diag_print_xids(f, r, L);
 	for (k = 0; k < L->nr_top; k++) {
 		const struct diag_item *it = &r->items[L->top[k]];
@@ -278,10 +301,13 @@ void diag_print_text(FILE *f, const struct diag_result *r)
 				 diag_titles[r->rank[0]]);
 		else
 			snprintf(line, sizeof(line),
-				 "Verdict: most likely cause: the %s; %s of waits beyond normal per second watched.",
+				 "Verdict: most likely cause: the %s; %s of waits beyond normal per second watched%s.",
 				 diag_titles[r->rank[0]],
 				 diag_score_text(score, sizeof(score),
-						 top->score));
+						 top->score),
+				 top->caused ?
+				 ", and the cause of the scheduler's waits" :
+				 "");
 		diag_wrap_words(f, "", 2, line);
 	} else if (r->gpu && r->gpu->nr_causes) {
 		snprintf(line, sizeof(line),
@@ -389,6 +415,14 @@ static void diag_json_layer(struct json *j, const struct diag_result *r,
 	json_u64(j, "over", (uint64_t)(L->over + 0.5));
 	json_u64(j, "excess_ns", (uint64_t)(L->excess + 0.5));
 	json_u64(j, "drops", L->drops);
+	if (L->effect_of < DIAG_NR_LAYERS) {
+		json_str(j, "effect_of", diag_names[L->effect_of]);
+		json_double(j, "effect_share", L->effect_share);
+		json_str(j, "effect_who", L->effect_who);
+	} else {
+		json_null(j, "effect_of");
+	}
+	json_bool(j, "caused_scheduler_waits", L->caused);
 	if (L->why_normal[0]) {
 		char why[DIAG_TEXT_LEN];
 

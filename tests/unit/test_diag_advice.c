@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpulat diagnose: each advice only where its precondition holds on the
+ * host it runs on (a fake /proc under GPULAT_SYSROOT): host shortage
+ * only with reclaim for the host and said against MemAvailable, memcg
+ * reclaim told apart, queue advice only where queue time dominates,
+ * every miner-named process first and with all its pids, drop notes that
+ * name their counters.
+ */
+#include "diag_cases.h"
+
+/* put_meminfo - @root/proc/meminfo with @total and @avail (kB) */
+static void put_meminfo(const char *root, uint64_t total, uint64_t avail)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/meminfo", root);
+	f = fopen(path, "w");
+	if (!f)
+		abort();
+	fprintf(f, "MemTotal:       %llu kB\nMemFree:        %llu kB\nMemAvailable:   %llu kB\n",
+		(unsigned long long)total, (unsigned long long)avail / 2,
+		(unsigned long long)avail);
+	fclose(f);
+}
+
+#define GIB_KB	(1024ULL * 1024)
+
+/* reclaim at a cgroup's limit with 22 of 24 GiB available: no shortage */
+TEST_F(diag, memcg_reclaim_is_not_host_shortage)
+{
+	put_meminfo(self->root, 24 * GIB_KB, 22 * GIB_KB);
+	blob_record(&self->end, S_MM_MEMCG, 100 * MS, 30);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_MEMORY, diag_ranked(self->r, 1));
+	EXPECT_TRUE(advice_has(self->r, DIAG_MEMORY,
+			       "Tasks reclaim at their memory cgroup's limit (mm.memcg_reclaim), not for want of host memory (MemAvailable now 22.0 GiB of 24.0 GiB)"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_MEMORY, "runs short"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_MEMORY, "vm.min_free_kbytes"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_MEMORY, "compaction"));
+}
+
+/* reclaim for the host while most memory is available: said so */
+TEST_F(diag, direct_reclaim_with_memory_available)
+{
+	put_meminfo(self->root, 24 * GIB_KB, 22 * GIB_KB);
+	blob_record(&self->end, S_MM_RECLAIM, 100 * MS, 30);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_MEMORY, diag_ranked(self->r, 1));
+	EXPECT_TRUE(advice_has(self->r, DIAG_MEMORY,
+			       "yet a fifth or more of the memory is available (MemAvailable now 22.0 GiB of 24.0 GiB)"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_MEMORY, "runs short"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_MEMORY, "memory cgroup"));
+}
+
+/* reclaim for the host with 512 MiB of 24 GiB available: a shortage */
+TEST_F(diag, direct_reclaim_short_of_memory)
+{
+	put_meminfo(self->root, 24 * GIB_KB, 512 * 1024);
+	blob_record(&self->end, S_MM_RECLAIM, 100 * MS, 30);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_TRUE(advice_has(self->r, DIAG_MEMORY,
+			       "the host runs short of free memory (MemAvailable now 512 MiB of 24.0 GiB)"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_MEMORY, "yet a fifth"));
+}
+
+/* device time the cause, a little queue time beside it: no queue advice */
+TEST_F(diag, queue_advice_only_where_queue_time_dominates)
+{
+	blob_record(&self->end, S_BLK_READ, 60 * MS, 40);
+	blob_record(&self->end, S_BLK_QUEUE, 3 * MS, 40);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_STORAGE, diag_ranked(self->r, 1));
+	EXPECT_FALSE(advice_has(self->r, DIAG_STORAGE, "I/O scheduler"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_STORAGE, "Disk sda"));
+}
+
+TEST_F(diag, queue_advice_where_queue_time_dominates)
+{
+	blob_record(&self->end, S_BLK_READ, 3 * MS, 40);
+	blob_record(&self->end, S_BLK_QUEUE, 60 * MS, 40);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_STORAGE, diag_ranked(self->r, 1));
+	EXPECT_TRUE(advice_has(self->r, DIAG_STORAGE,
+			       "Requests wait in the I/O scheduler longer than the disk takes to serve them"));
+}
+
+/*
+ * A miner-named process with two pids, one a small share of the waits:
+ * both named, first in the layer's advice, in one kill line; a task of
+ * another name keeps its own advice after it.
+ */
+TEST_F(diag, every_miner_pid_leads_the_advice)
+{
+	struct gl_trace_rec recs[10];
+	const char *a;
+	size_t i;
+
+	put_comm(self->root, 4244, 4244, "xmrig");
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < ARRAY_SIZE(recs); i++) {
+		struct gpulat_rec_sample *s;
+
+		s = wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP, 20 * MS, 777,
+			     770, "feeder");
+		add_culprit(s, 4243, 4243, 15 * MS, "diaghog");
+		add_culprit(s, 4242, 4242, 4 * MS, "xmrig");
+		/* 1 of 200 ms: under every share a culprit needs */
+		if (!i)
+			add_culprit(s, 4244, 4244, MS / 2, "xmrig");
+	}
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	a = diag_advice(self->r, DIAG_SCHED, 0);
+	ASSERT_NE(NULL, a);
+	EXPECT_NE(NULL, strstr(a, "xmrig (pid 4242), xmrig (pid 4244) have the name of a cryptominer"));
+	EXPECT_NE(NULL, strstr(a, "(kill 4242 4244;"));
+	EXPECT_NE(NULL, strstr(a, "treat the host as compromised"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "diaghog (pid 4243)"));
+	/* once: not again as a culprit of its own */
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "release it now (kill 4242"));
+}
+
+/* No miner: no such advice. */
+TEST_F(diag, no_miner_no_miner_advice)
+{
+	struct gl_trace_rec recs[10];
+	size_t i;
+
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < ARRAY_SIZE(recs); i++)
+		add_culprit(wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP,
+				     20 * MS, 777, 770, "feeder"),
+			    4243, 4243, 19 * MS, "diaghog");
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "cryptominer"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "diaghog (pid 4243)"));
+}
+
+/* A drop note names each counter; a queue's drops are told as such. */
+TEST_F(diag, drop_notes_name_their_counters)
+{
+	blob_add_counter(&self->start, GPULAT_FAM_BLOCK,
+			 GPULAT_BLOCK_NO_START, "block.no_start", 0);
+	blob_add_counter(&self->end, GPULAT_FAM_BLOCK, GPULAT_BLOCK_NO_START,
+			 "block.no_start", 500);
+	blob_add_counter(&self->start, GPULAT_FAM_NET, GPULAT_NET_EXPIRED,
+			 "net.expired", 0);
+	blob_add_counter(&self->end, GPULAT_FAM_NET, GPULAT_NET_EXPIRED,
+			 "net.expired", 400);
+	blob_record(&self->end, S_NET_TX, 30 * MS, 40);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_NE(NULL, strstr(self->text, "(block.no_start 500; gpulat"));
+	EXPECT_NE(NULL, strstr(self->text, "(net.expired 400)"));
+	EXPECT_NE(NULL, strstr(self->text, "tc -s qdisc show"));
+}
+
+TEST_HARNESS_MAIN

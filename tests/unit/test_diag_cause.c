@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpulat diagnose: the root cause ranks above its effect.  The
+ * scheduler's waits are another layer's doing when most of the outlier
+ * time went to tasks doing that abnormal layer's work: its kernel
+ * threads, or the tasks its own outliers happened to.  Neither alone is
+ * enough: a holder of no layer, or of a normal one, leaves the ranking.
+ */
+#include "diag_cases.h"
+
+/* the scheduler's waits on CPU 1: 200 of 20 ms (400 ms/s); memory 150 */
+static void storm(FIXTURE_DATA(diag) *self, struct gl_trace_rec *recs,
+		  size_t nr, int32_t pid, const char *comm, bool reclaims)
+{
+	size_t i;
+
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	blob_record(&self->end, S_MM_MEMCG, 50 * MS, 30);
+	memset(recs, 0, nr * sizeof(*recs));
+	for (i = 0; i < 10; i++) {
+		struct gpulat_rec_sample *s;
+
+		s = wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP, 20 * MS, 777,
+			     770, "feeder");
+		add_culprit(s, pid, pid, 14 * MS, comm);
+		add_culprit(s, 4243, 4243, 4 * MS, "diaghog");
+	}
+	/* the memory layer's outliers: the holder itself, or another task */
+	for (i = 10; i < nr; i++) {
+		struct gpulat_rec_sample *s = &recs[i].u.sample;
+
+		recs[i].type = GPULAT_REC_SAMPLE;
+		s->family = GPULAT_FAM_MM;
+		s->series = GPULAT_MM_MEMCG_RECLAIM;
+		s->latency_ns = 50 * MS;
+		s->pid = s->tgid = reclaims ? pid : 4300;
+		strcpy(s->comm, reclaims ? comm : "other");
+	}
+	self->w.recs = recs;
+	self->w.nr_recs = nr;
+	self->w.trace_ok = true;
+}
+
+/* tasks reclaiming at their cgroup's limit held the CPU: memory first */
+TEST_F(diag, reclaiming_holders_rank_memory_first)
+{
+	struct gl_trace_rec recs[14];
+
+	put_comm(self->root, 5000, 5000, "stress");
+	storm(self, recs, ARRAY_SIZE(recs), 5000, "stress", true);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_MEMORY, diag_ranked(self->r, 1));
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 2));
+	EXPECT_NE(NULL, strstr(joined(self->text), "and the cause of the scheduler's waits"));
+	EXPECT_NE(NULL, strstr(joined(self->text), "an effect of the memory (#1): its tasks held the CPU in 70% of these waits' outlier time, stress (pid 5000) the most"));
+	EXPECT_NE(NULL, strstr(self->json, "\"effect_of\":\"memory\""));
+}
+
+/* kswapd held the CPU: memory first, with no task of its outliers */
+TEST_F(diag, kswapd_holding_ranks_memory_first)
+{
+	struct gl_trace_rec recs[14];
+
+	storm(self, recs, ARRAY_SIZE(recs), 45, "kswapd0", false);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_MEMORY, diag_ranked(self->r, 1));
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 2));
+}
+
+/* a plain hog beside a reclaiming task: the scheduler stays first */
+TEST_F(diag, unrelated_holder_leaves_the_ranking)
+{
+	struct gl_trace_rec recs[14];
+
+	storm(self, recs, ARRAY_SIZE(recs), 4242, "xmrig", false);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
+	EXPECT_EQ(NULL, strstr(self->text, "an effect of"));
+	EXPECT_NE(NULL, strstr(self->json, "\"effect_of\":null"));
+}
+
+/* kswapd held the CPU, but memory is normal: nothing is claimed */
+TEST_F(diag, holder_of_a_normal_layer_claims_nothing)
+{
+	struct gl_trace_rec recs[10];
+
+	storm(self, recs, ARRAY_SIZE(recs), 45, "kswapd0", false);
+	/* no memory outliers at all in this window */
+	blob_release(&self->end);
+	layout(&self->end, T0_NS + WATCH_NS, true);
+	healthy(&self->end, 10, true);
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
+	EXPECT_EQ(NULL, strstr(self->text, "an effect of"));
+}
+
+TEST_HARNESS_MAIN
