@@ -67,7 +67,9 @@ host/irq.txt host/irqbalance.txt host/interrupts-start.txt
 host/interrupts-end.txt host/softirqs-start.txt host/softirqs-end.txt
 host/vmstat-start.txt host/vmstat-end.txt host/cpu.txt host/thp.txt
 host/pcie.txt host/driver.txt host/kernel-log.txt host/kernel.txt
-host/gpulat-params.txt host/nvml.txt"
+host/gpulat-params.txt host/nvml.txt host/kernel-log-all.txt
+host/modules.txt host/cpuinfo.txt host/meminfo.txt host/pressure.txt
+host/numa.txt host/processes.txt host/cgroups.txt"
 missing=""
 for f in $FILES; do
 	[ -s "$top/$f" ] && grep -q "^  $f  " "$top/MANIFEST" || missing="$missing $f"
@@ -76,6 +78,10 @@ check "every section is in the archive and in the MANIFEST${missing:+ (missing:$
 	test -z "$missing"
 
 cd "$top" || exit 1
+check "the whole kernel log, the modules, the cgroup mounts" \
+	sh -c 'grep -q "^[0-9]* kernel log lines" host/kernel-log-all.txt &&
+	       grep -q "^gpulat " host/modules.txt &&
+	       grep -q " - cgroup" host/cgroups.txt'
 gpulat hist -i snapshots/end.bin -f snapshots/start.bin >/tmp/h.out 2>&1
 check "gpulat hist -i snapshots/end.bin -f snapshots/start.bin" \
 	grep -q "^sched.wakeup" /tmp/h.out

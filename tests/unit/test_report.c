@@ -124,6 +124,17 @@ FIXTURE_SETUP(host)
 	    "always [madvise] never\n");
 	put(r, "sys/kernel/mm/transparent_hugepage/defrag",
 	    "[always] defer defer+madvise madvise never\n");
+	put(r, "proc/modules", "gpulat 65536 0 - Live 0x0000000000000000 (O)\n");
+	put(r, "proc/cpuinfo", "processor\t: 0\nmodel name\t: Test CPU\n");
+	put(r, "proc/meminfo", "MemTotal:       24576000 kB\n");
+	put(r, "proc/pressure/memory",
+	    "some avg10=1.50 avg60=0.20 avg300=0.00 total=1234\n");
+	put(r, "boot/config-6.1.0-57-amd64", "CONFIG_BPF=y\n");
+	put(r, "sys/devices/system/node/node0/cpulist", "0-3\n");
+	put(r, "sys/devices/system/node/node0/distance", "10\n");
+	put(r, "sys/devices/system/node/node0/meminfo",
+	    "Node 0 MemTotal:       24576000 kB\n");
+	put(r, "sys/devices/system/node/possible", "0\n");
 	put(r, "sys/module/gpulat/parameters/sched", "Y\n");
 	put(r, "sys/module/gpulat/parameters/sched_slots", "1024\n");
 	put(r, "dev/kmsg",
@@ -283,6 +294,19 @@ TEST_F(host, files)
 	expect_in(dir, "host/kernel-log.txt", "2 kernel log lines mention NVRM or Xid\n"
 		  "[    5.678901] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=x\n"
 		  "[    7.000001] NVRM: GPU at PCI:0000:3b:00: GPU has fallen off the bus.\n");
+	/* the whole log, every line; the kernel's config, modules, NUMA */
+	expect_in(dir, "host/kernel-log-all.txt", "kernel log lines\n");
+	expect_in(dir, "host/kernel-log-all.txt",
+		  "[    7.000001] NVRM: GPU at PCI:0000:3b:00: GPU has fallen off the bus.\n");
+	expect_in(dir, "host/config.txt", "CONFIG_BPF=y\n");
+	expect_in(dir, "host/modules.txt", "gpulat 65536 0 - Live");
+	expect_in(dir, "host/cpuinfo.txt", "model name\t: Test CPU\n");
+	expect_in(dir, "host/meminfo.txt", "MemTotal:       24576000 kB\n");
+	expect_in(dir, "host/pressure.txt", "== /proc/pressure/memory ==\nsome avg10=1.50");
+	expect_in(dir, "host/numa.txt",
+		  "== /sys/devices/system/node/node0/cpulist ==\n0-3\n"
+		  "== /sys/devices/system/node/node0/distance ==\n10\n"
+		  "== /sys/devices/system/node/node0/meminfo ==\nNode 0 MemTotal:");
 	expect_in(dir, "host/kernel.txt", "release  6.1.0-57-amd64\n");
 	expect_in(dir, "host/kernel.txt", "cmdline  BOOT_IMAGE=/vmlinuz quiet threadirqs\n");
 	expect_in(dir, "host/gpulat-params.txt", "sched = Y\nsched_slots = 1024\n");
@@ -357,6 +381,9 @@ TEST_F(host, all_absent)
 		"host/kernel-log.txt", "host/gpulat-params.txt",
 		"host/interrupts-start.txt", "host/cpu.txt", "host/thp.txt",
 		"host/irqbalance.txt", "host/kernel.txt",
+		"host/kernel-log-all.txt", "host/config.txt", "host/modules.txt",
+		"host/cpuinfo.txt", "host/meminfo.txt", "host/pressure.txt",
+		"host/numa.txt",
 	};
 
 	snprintf(empty, sizeof(empty), "%s/empty", self->root);
@@ -375,6 +402,8 @@ TEST_F(host, all_absent)
 		expect_in(dir, "MANIFEST", want);
 	}
 	expect_in(dir, "MANIFEST", "absent: host/kernel-log.txt: /dev/kmsg: no such file\n");
+	expect_in(dir, "host/pressure.txt", "(no PSI: CONFIG_PSI off, or psi=0 on the command line)");
+	expect_in(dir, "host/config.txt", "(nor /proc/config.gz: CONFIG_IKCONFIG_PROC off)");
 	bundle_free(&b);
 }
 

@@ -455,6 +455,42 @@ int diag_analyze_gpu(const struct watch *w, const struct diag_tasks *used,
 	return 0;
 }
 
+static size_t diag_pid_add(int32_t *out, size_t n, size_t max, int32_t pid)
+{
+	size_t i;
+
+	if (pid <= 0 || n == max)
+		return n;
+	for (i = 0; i < n; i++)
+		if (out[i] == pid)
+			return n;
+	out[n] = pid;
+	return n + 1;
+}
+
+/* diag_named_pids - see diagnose.h */
+size_t diag_named_pids(const struct diag_result *r, int32_t *out, size_t max)
+{
+	size_t n = 0, k, i;
+	int l;
+
+	for (l = 0; l < DIAG_NR_LAYERS; l++) {
+		const struct diag_layer_res *L = &r->layer[l];
+
+		for (k = 0; k < L->nr_miners; k++)
+			n = diag_pid_add(out, n, max, L->miners[k].tgid);
+		for (k = 0; k < L->nr_culprits; k++)
+			n = diag_pid_add(out, n, max, L->culprits[k].tgid);
+		for (k = 0; k < L->nr_affected; k++)
+			n = diag_pid_add(out, n, max, L->affected[k].tgid);
+		for (k = 0; r->cg && k < r->cg[l].nr_rows; k++)
+			for (i = 0; i < r->cg[l].rows[k].nr_pids; i++)
+				n = diag_pid_add(out, n, max,
+						 r->cg[l].rows[k].pids[i]);
+	}
+	return n;
+}
+
 /* diag_analyze_tasks - see diagnose.h */
 int diag_analyze_tasks(const struct watch *w, const struct diag_tasks *used,
 		       struct diag_result **out)

@@ -133,6 +133,12 @@ void diag_layer_get(const struct diag_result *r, enum diag_layer l,
 /* diag_culprit - culprit @i of layer @l, most time first; NULL past end */
 const struct diag_culprit *diag_culprit(const struct diag_result *r,
 					enum diag_layer l, size_t i);
+/*
+ * diag_named_pids - the processes the diagnosis names (culprits, miners,
+ * the tasks outliers happened to, the tasks of its cgroup rows), each
+ * once, into @out (at most @max); how many
+ */
+size_t diag_named_pids(const struct diag_result *r, int32_t *out, size_t max);
 /* diag_advice - next step @i of layer @l; NULL past end */
 const char *diag_advice(const struct diag_result *r, enum diag_layer l,
 			size_t i);

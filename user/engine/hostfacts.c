@@ -5,7 +5,8 @@
  * of a report.  Everything is read from /proc and /sys directly (below a
  * root that tests replace); nothing is run but tar.  This file has the
  * start and the end, and the files on the kernel; hostfacts_collect.c
- * those on IRQs, CPUs, memory and PCIe.
+ * those on IRQs, CPUs, memory and PCIe; hostfacts_system.c the kernel
+ * log, config and modules, CPUs, NUMA, memory and pressure.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,9 +32,9 @@ void hf_absent(struct bundle *b, FILE *f, const char *path,
 	bundle_absent(b, path, "%s", why);
 }
 
-/* hf_copy - @src of the host as file @dst, or why it is absent */
-static int hf_copy(struct hostfacts *h, struct bundle *b, const char *src,
-		   const char *dst, const char *what, const char *hint)
+/* hf_copy - see hostfacts_int.h */
+int hf_copy(struct hostfacts *h, struct bundle *b, const char *src,
+	    const char *dst, const char *what, const char *hint)
 {
 	size_t len;
 	char *buf;
@@ -159,118 +160,6 @@ void hostfacts_free(struct hostfacts *h)
 }
 
 
-/* The last HF_KMSG_KEEP wanted lines, as a ring. */
-struct hf_kmsg {
-	char *line[HF_KMSG_KEEP];
-	size_t next, total;
-};
-
-static int hf_kmsg_add(struct hf_kmsg *k, const char *rec, size_t len)
-{
-	const char *msg;
-	size_t mlen;
-	uint64_t us;
-	char *s;
-
-	if (!len || rec[0] == ' ')	/* continuation " KEY=value" */
-		return 0;
-	if (hf_kmsg_parse(rec, len, &us, &msg, &mlen) ||
-	    !hf_kmsg_wanted(msg, mlen))
-		return 0;
-	if (asprintf(&s, "[%5llu.%06llu] %.*s", (unsigned long long)(us / 1000000),
-		     (unsigned long long)(us % 1000000), (int)mlen, msg) < 0)
-		return -ENOMEM;
-	free(k->line[k->next]);
-	k->line[k->next] = s;
-	k->next = (k->next + 1) % HF_KMSG_KEEP;
-	k->total++;
-	return 0;
-}
-
-/* hf_kmsg_read - every record /dev/kmsg holds now, without blocking */
-static int hf_kmsg_read(const char *root, struct hf_kmsg *k)
-{
-	char path[PATH_MAX], buf[8192 + 1];
-	size_t have = 0;
-	ssize_t n;
-	char *p, *nl;
-	int fd, ret = 0;
-
-	ret = hf_path(path, sizeof(path), root, "/dev/kmsg");
-	if (ret)
-		return ret;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		n = read(fd, buf + have, sizeof(buf) - 1 - have);
-		if (n < 0) {
-			/* EPIPE: records were overwritten under us; go on. */
-			if (errno == EINTR || errno == EPIPE)
-				continue;
-			if (errno != EAGAIN)
-				ret = -errno;
-			break;
-		}
-		if (!n)
-			break;
-		have += n;
-		buf[have] = '\0';
-		/* /dev/kmsg gives one record per read; a file gives many. */
-		for (p = buf; (nl = memchr(p, '\n', buf + have - p)); p = nl + 1)
-			if (hf_kmsg_add(k, p, nl - p)) {
-				ret = -ENOMEM;
-				goto out;
-			}
-		have -= p - buf;
-		memmove(buf, p, have);
-		if (have == sizeof(buf) - 1)
-			have = 0;	/* a line longer than the buffer */
-	}
-	if (!ret && have && hf_kmsg_add(k, buf, have))
-		ret = -ENOMEM;
-out:
-	close(fd);
-	return ret;
-}
-
-static int hf_write_kmsg(struct hostfacts *h, struct bundle *b)
-{
-	static const char path[] = "host/kernel-log.txt";
-	struct hf_kmsg k = { 0 };
-	size_t i, n;
-	FILE *f;
-	int ret;
-
-	f = bundle_create(b, path,
-			  "the last kernel log lines that mention NVRM or Xid (/dev/kmsg)");
-	if (!f)
-		return b->err;
-	ret = hf_kmsg_read(h->root, &k);
-	if (ret == -ENOMEM) {
-		fclose(f);
-		for (i = 0; i < HF_KMSG_KEEP; i++)
-			free(k.line[i]);
-		bundle_fail(b, -ENOMEM, "out of memory");
-		return -ENOMEM;
-	}
-	if (ret && !k.total) {
-		hf_absent(b, f, path, "/dev/kmsg: %s", hf_why(ret));
-	} else {
-		n = k.total < HF_KMSG_KEEP ? k.total : HF_KMSG_KEEP;
-		fprintf(f, "%zu kernel log lines mention NVRM or Xid", k.total);
-		if (n < k.total)
-			fprintf(f, " (the last %zu shown)", n);
-		fprintf(f, "%s\n", ret ? " (reading stopped early)" : "");
-		for (i = 0; i < n; i++)
-			fprintf(f, "%s\n",
-				k.line[(k.next + HF_KMSG_KEEP - n + i) % HF_KMSG_KEEP]);
-	}
-	for (i = 0; i < HF_KMSG_KEEP; i++)
-		free(k.line[i]);
-	return bundle_close(b, f, path);
-}
-
 static int hf_write_kernel(struct hostfacts *h, struct bundle *b)
 {
 	static const char path[] = "host/kernel.txt";
@@ -389,7 +278,11 @@ int hostfacts_end(struct hostfacts *h, struct bundle *b)
 	if (!ret)
 		ret = hf_write_kmsg(h, b);
 	if (!ret)
+		ret = hf_write_kmsg_all(h, b);
+	if (!ret)
 		ret = hf_write_kernel(h, b);
+	if (!ret)
+		ret = hf_write_system(h, b);
 	if (!ret)
 		ret = hf_write_params(h, b);
 	free(vm_start);

@@ -173,7 +173,8 @@ int hostfacts_start(struct hostfacts *h, const char *root, struct bundle *b);
 int hostfacts_end(struct hostfacts *h, struct bundle *b);
 void hostfacts_free(struct hostfacts *h);
 
-/* Kernel log lines the report keeps (the last ones). */
+/* Kernel log lines the report keeps (the last ones): NVRM and Xid, all. */
 #define HF_KMSG_KEEP	200
+#define HF_KMSG_ALL	50000
 
 #endif /* _GPULAT_USER_HOSTFACTS_H */

@@ -6,7 +6,8 @@
  * hostfacts_read.c the readers of /proc and /sys below a root;
  * hostfacts_pci.c the NVIDIA PCI functions; hostfacts_collect.c the
  * files on IRQs, CPUs, memory and PCIe; hostfacts.c the start and the end
- * of a report and the files on the kernel.
+ * of a report and the files on the kernel; hostfacts_system.c the kernel
+ * log, config and modules, CPUs, NUMA, memory and pressure.
  */
 #ifndef _GPULAT_USER_HOSTFACTS_INT_H
 #define _GPULAT_USER_HOSTFACTS_INT_H
@@ -56,6 +57,18 @@ const char *hf_why(int err);
 /* hf_list - names in folder @root@path (no dot entries), sorted; 0 or -errno */
 int hf_list(const char *root, const char *path, char ***out, size_t *nr);
 void hf_list_free(char **v, size_t n);
+/* --- hostfacts.c and hostfacts_system.c ------------------------------- */
+
+/* hf_copy - @src of the host as file @dst, or why it is absent (@hint) */
+int hf_copy(struct hostfacts *h, struct bundle *b, const char *src,
+	    const char *dst, const char *what, const char *hint);
+/* hf_write_kmsg - host/kernel-log.txt: the NVRM and Xid lines */
+int hf_write_kmsg(struct hostfacts *h, struct bundle *b);
+/* hf_write_kmsg_all - host/kernel-log-all.txt: the whole log, capped */
+int hf_write_kmsg_all(struct hostfacts *h, struct bundle *b);
+/* hf_write_system - config, modules, CPUs, memory, pressure, NUMA */
+int hf_write_system(struct hostfacts *h, struct bundle *b);
+
 /* hf_cmp_int - qsort() order of ints */
 int hf_cmp_int(const void *a, const void *b);
 

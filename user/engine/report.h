@@ -72,6 +72,8 @@ void report_release(struct report *r);
 int report_snapshots(struct report *r);
 int report_trace(struct report *r);
 int report_diagnosis(struct report *r);
+/* report_processes - host/processes.txt and host/cgroups.txt of @d's pids */
+int report_processes(struct report *r, const struct diag_result *d);
 int report_nvml(struct report *r);
 int report_gpu_timeline(struct report *r);
 

@@ -237,6 +237,8 @@ int report_diagnosis(struct report *r)
 		diag_print_json(f, d);
 		bundle_close(&r->b, f, "diagnosis.json");
 	}
+	if (!r->b.err)
+		report_processes(r, d);
 	diag_free(d);
 	return r->b.err;
 }
