@@ -304,6 +304,17 @@ static int cli_serve(struct gpulat_opts *o, int opt, const char *arg,
 	case 'g':
 		return cli_family_duration(o->triggers, NULL, "trigger", arg,
 					   cmd, err);
+	case 'R':
+		if (!strcmp(arg, "0")) {
+			o->verdict_s = 0;
+			return 0;
+		}
+		if (cli_parse_interval(arg, &o->verdict_s) ||
+		    o->verdict_s < 2 || o->verdict_s > 600)
+			return cli_error(err, cmd,
+					 "bad --verdict '%s': seconds from 2 to 600, or 0 (off)",
+					 arg);
+		return 0;
 	case 'N': {
 		char *end;
 
@@ -398,6 +409,7 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		{ "flight-after", required_argument,	NULL, 'A' },
 		{ "flight-gap",	required_argument,	NULL, 'G' },
 		{ "flight-keep", required_argument,	NULL, 'K' },
+		{ "verdict",	required_argument,	NULL, 'R' },
 		{ "trigger",	required_argument,	NULL, 'g' },
 		{ "cgroup",	required_argument,	NULL, 'c' },
 		{ "target",	required_argument,	NULL, 'x' },
@@ -588,6 +600,7 @@ static int gpulat_parse_words(int argc, char **argv, struct gpulat_opts *o,
 	o->flight_after_s = GPULAT_FLIGHT_AFTER_S;
 	o->flight_gap_s = GPULAT_FLIGHT_GAP_S;
 	o->flight_keep = GPULAT_FLIGHT_KEEP;
+	o->verdict_s = GPULAT_VERDICT_S;
 	src = getenv(GL_SOURCE_ENV);
 	if (src && *src && gl_source_parse(src, &o->source))
 		return cli_error(err, NULL,

@@ -120,6 +120,8 @@ enum gpulat_cmd gpulat_command_lookup(const char *word);
 #define GPULAT_FLIGHT_AFTER_S	10.0
 #define GPULAT_FLIGHT_GAP_S	300.0
 #define GPULAT_FLIGHT_KEEP	10
+/* serve's rolling verdict: its window, seconds (engine/verdict.h) */
+#define GPULAT_VERDICT_S	10.0
 
 struct gpulat_opts {
 	enum gpulat_cmd cmd;
@@ -156,6 +158,7 @@ struct gpulat_opts {
 	unsigned long serve_max_keys;	/* --max-keys: per metric */
 	double flight_before_s, flight_after_s, flight_gap_s;
 	unsigned long flight_keep;	/* --flight-keep */
+	double verdict_s;	/* --verdict: the rolling verdict's window; 0 off */
 	/* --trigger FAMILY=DURATION: the recorder's outlier bound, ns */
 	uint64_t triggers[GPULAT_FAM_MAX];
 	/* watch-cgroup PATH...; hist --cgroup PATH */

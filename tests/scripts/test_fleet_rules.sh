@@ -73,7 +73,10 @@ families="gpulat_runqueue_latency_seconds gpulat_block_latency_seconds
 	gpulat_flight_bundles_total gpulat_flight_triggers_total
 	gpulat_flight_suppressed_total gpulat_exporter_snapshot_errors_total
 	gpulat_build_info gpulat_probe_up gpulat_exporter_other_keys
-	gpulat_exporter_last_snapshot_timestamp_seconds"
+	gpulat_exporter_last_snapshot_timestamp_seconds
+	gpulat_verdict_first gpulat_verdict_score_ratio
+	gpulat_verdict_window_seconds gpulat_verdicts_total
+	gpulat_verdict_cpu_seconds_total"
 absent=
 for f in $families; do
 	grep -q "^# TYPE $f " "$EXPO" || absent+=" $f"

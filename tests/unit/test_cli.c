@@ -209,6 +209,14 @@ TEST(parse_serve)
 	ASSERT_EQ(GPULAT_FLIGHT_AFTER_S, o.flight_after_s);
 	ASSERT_EQ(GPULAT_FLIGHT_GAP_S, o.flight_gap_s);
 	ASSERT_EQ(GPULAT_FLIGHT_KEEP, o.flight_keep);
+	ASSERT_EQ(GPULAT_VERDICT_S, o.verdict_s);
+	ASSERT_EQ(0, parse(&o, err, "serve", "--verdict", "0"));
+	ASSERT_EQ(0, o.verdict_s);
+	ASSERT_EQ(0, parse(&o, err, "serve", "--verdict", "30"));
+	ASSERT_EQ(30, o.verdict_s);
+	ASSERT_EQ(1, parse(&o, err, "serve", "--verdict", "1"));
+	ASSERT_NE(NULL, strstr(err, "bad --verdict '1': seconds from 2 to 600, or 0 (off)"));
+	ASSERT_EQ(1, parse(&o, err, "serve", "--verdict", "10x"));
 	ASSERT_EQ(0, parse(&o, err, "serve", "--listen", "[::1]:9464",
 			   "--textfile", "/t", "--flight=/f", "--buckets", "2",
 			   "--max-keys", "5", "-C", "--flight-window", "30",

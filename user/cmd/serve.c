@@ -43,6 +43,9 @@ static const char usage_serve[] =
 "  --flight-after S       seconds recorded after it (default 10)\n"
 "  --flight-gap S         least seconds between two bundles (default 300)\n"
 "  --flight-keep N        bundles kept in DIR, oldest removed (default 10)\n"
+"  --verdict S            the rolling verdict's window: gpulat diagnose's\n"
+"                         ranking of the last S seconds at every snapshot,\n"
+"                         as gpulat_verdict_* (default 10; 0: off)\n"
 "  -h, --help             show this help\n"
 "\n"
 "EXAMPLES:\n"
@@ -55,6 +58,6 @@ const struct gpulat_command cmd_serve = {
 	.name = "serve",
 	.summary = "export every series to Prometheus; flight recorder",
 	.usage = usage_serve,
-	.optstring = "hCt:L:T:F:b:k:W:A:G:K:g:",
+	.optstring = "hCt:L:T:F:b:k:W:A:G:K:g:R:",
 	.run = serve_run,
 };

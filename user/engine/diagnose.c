@@ -491,6 +491,41 @@ size_t diag_named_pids(const struct diag_result *r, int32_t *out, size_t max)
 	return n;
 }
 
+/* diag_first_task - see diagnose.h */
+int32_t diag_first_task(const struct diag_result *r, enum diag_layer l,
+			char *comm, size_t len)
+{
+	const struct diag_layer_res *L;
+
+	if (l >= DIAG_NR_LAYERS)
+		return 0;
+	L = &r->layer[l];
+	if (L->nr_culprits) {
+		units_printable(comm, len, L->culprits[0].comm);
+		return L->culprits[0].tgid > 0 ? L->culprits[0].tgid :
+		       L->culprits[0].pid;
+	}
+	if (L->nr_affected) {
+		units_printable(comm, len, L->affected[0].comm);
+		return L->affected[0].tgid > 0 ? L->affected[0].tgid :
+		       L->affected[0].pid;
+	}
+	return 0;
+}
+
+/* diag_first_cgroup - see diagnose.h */
+const char *diag_first_cgroup(const struct diag_result *r, enum diag_layer l)
+{
+	const struct diag_cg_row *row;
+
+	if (l >= DIAG_NR_LAYERS || !r->cg || !r->cg[l].nr_rows)
+		return NULL;
+	row = &r->cg[l].rows[0];
+	if (l == DIAG_SCHED)
+		return row->by.path[0] ? row->by.path : NULL;
+	return row->who.path[0] ? row->who.path : NULL;
+}
+
 /* diag_analyze_tasks - see diagnose.h */
 int diag_analyze_tasks(const struct watch *w, const struct diag_tasks *used,
 		       struct diag_result **out)

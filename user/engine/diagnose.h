@@ -139,6 +139,19 @@ const struct diag_culprit *diag_culprit(const struct diag_result *r,
  * once, into @out (at most @max); how many
  */
 size_t diag_named_pids(const struct diag_result *r, int32_t *out, size_t max);
+/*
+ * diag_first_task - who layer @l names first: its first culprit (a task
+ * that held the CPU), else the first task its outliers happened to; the
+ * pid, and the name into @comm; 0 when none
+ */
+int32_t diag_first_task(const struct diag_result *r, enum diag_layer l,
+			char *comm, size_t len);
+/*
+ * diag_first_cgroup - the path of the cgroup layer @l ranks first (the
+ * holders' for the scheduler, the issuers' or reclaimers' for storage
+ * and memory), or NULL
+ */
+const char *diag_first_cgroup(const struct diag_result *r, enum diag_layer l);
 /* diag_advice - next step @i of layer @l; NULL past end */
 const char *diag_advice(const struct diag_result *r, enum diag_layer l,
 			size_t i);

@@ -18,6 +18,7 @@
 #include "serve.h"
 #include "trace.h"
 #include "units.h"
+#include "verdict.h"
 #include "watch.h"
 
 /* Longest sleep of the loop: how late a signal or a tick may be seen. */
@@ -83,6 +84,8 @@ struct serve {
 	struct serve_http *http;
 	struct flight fl;
 	bool flight_on;
+	struct verdict v;
+	bool verdict_on;
 	struct gl_snapshot *names;	/* the newest snapshot, for names */
 	uint64_t next_textfile_ns;
 	bool textfile_failed;		/* said once, not every tick */
@@ -99,11 +102,19 @@ struct serve {
 	bool xid_snap_seen;		/* xid_snap_ns is set */
 };
 
+/* a bundle's trigger, with the rolling verdict of its moment */
 static void serve_trigger(struct serve *sv, enum prom_cause cause,
 			  const char *why)
 {
+	char text[600], v[300];
+
+	if (sv->verdict_on)
+		snprintf(text, sizeof(text), "%s; verdict then: %s", why,
+			 verdict_text(v, sizeof(v), &sv->v));
+	else
+		snprintf(text, sizeof(text), "%s", why);
 	sv->p.flight_triggers[cause]++;
-	if (!flight_trigger(&sv->fl, serve_mono_ns(), why))
+	if (!flight_trigger(&sv->fl, serve_mono_ns(), text))
 		sv->p.flight_suppressed++;
 }
 
@@ -171,6 +182,8 @@ static void serve_on_rec(const struct gl_trace_rec *r, void *arg)
 		sv->p.trace_lost += r->u.lost.lost;
 	if (r->type == GPULAT_REC_SAMPLE)
 		sv->p.trace_records++;
+	if (sv->verdict_on)
+		verdict_add_rec(&sv->v, r);
 	if (!sv->flight_on)
 		return;
 	cause = flight_add_rec(&sv->fl, r);
@@ -206,6 +219,8 @@ static char *serve_render(struct serve *sv, const struct gl_snapshot *s,
 	if (!f)
 		return NULL;
 	ret = prom_write(&sv->p, s, f);
+	if (!ret && sv->verdict_on)
+		verdict_prom(f, &sv->v);
 	if (fclose(f) || ret) {
 		free(buf);
 		return NULL;
@@ -241,6 +256,10 @@ static void serve_tick(struct serve *sv)
 		prom_count_events(&sv->p, s);
 		clock_gettime(CLOCK_REALTIME, &now);
 		sv->p.last_snapshot_unix = now.tv_sec + now.tv_nsec / 1e9;
+		if (sv->verdict_on) {
+			verdict_add_snap(&sv->v, s);
+			verdict_compute(&sv->v);
+		}
 	}
 	buf = serve_render(sv, s ? s : sv->names, &len);
 	if (buf && sv->o->textfile && mono >= sv->next_textfile_ns) {
@@ -307,6 +326,13 @@ static int serve_start(struct serve *sv, uint32_t *major, uint32_t *minor)
 			return GPULAT_EXIT_ERROR;
 		sv->flight_on = true;
 	}
+	if (o->verdict_s > 0) {
+		if (verdict_init(&sv->v, o->verdict_s)) {
+			fprintf(stderr, "gpulat: out of memory\n");
+			return GPULAT_EXIT_ERROR;
+		}
+		sv->verdict_on = true;
+	}
 	ret = gpulat_source_open(o, &sv->src, major, minor, stderr);
 	if (ret)
 		return gpulat_device_exit(ret);
@@ -339,6 +365,9 @@ static void serve_announce(const struct serve *sv)
 		fprintf(stderr, "; flight recorder in %s (%.0f s before, %.0f s after, one per %.0f s, %lu kept)",
 			o->flight, o->flight_before_s, o->flight_after_s,
 			o->flight_gap_s, o->flight_keep);
+	if (sv->verdict_on)
+		fprintf(stderr, "; a verdict over the last %.0f s at every snapshot",
+			o->verdict_s);
 	fprintf(stderr, "\n");
 }
 
@@ -365,6 +394,9 @@ int serve_loop(const struct gpulat_opts *o)
 		thresholds = true;
 		memcpy(sv.fl.thresholds, tw.thresholds,
 		       sizeof(sv.fl.thresholds));
+		memcpy(sv.v.thresholds, tw.thresholds,
+		       sizeof(sv.v.thresholds));
+		sv.v.trace_ok = tw.trace_ok;
 	}
 	watch_stop_on_signal();
 	memset(&sa, 0, sizeof(sa));
@@ -414,6 +446,8 @@ out:
 	serve_http_stop(sv.http);
 	if (sv.flight_on)
 		flight_free(&sv.fl);
+	if (sv.verdict_on)
+		verdict_free(&sv.v);
 	gl_snapshot_free(sv.names);
 	prom_free(&sv.p);
 	gl_source_close(sv.src);
