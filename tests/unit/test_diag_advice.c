@@ -163,4 +163,34 @@ TEST_F(diag, drop_notes_name_their_counters)
 	EXPECT_NE(NULL, strstr(self->text, "tc -s qdisc show"));
 }
 
+/* A kernel thread holding the CPU: never "kill", what keeps it busy. */
+TEST_F(diag, kernel_thread_is_not_killed)
+{
+	struct gl_trace_rec recs[10];
+	char path[PATH_MAX];
+	size_t i;
+	FILE *f;
+
+	put_comm(self->root, 45, 45, "kdamond.0");
+	snprintf(path, sizeof(path), "%s/proc/45/stat", self->root);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	/* flags 0x208040: PF_KTHREAD among them; a ')' in the name */
+	fprintf(f, "45 (kdamond.0) S 2 0 0 0 -1 2129984 0 0 0 0 0 0\n");
+	fclose(f);
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < ARRAY_SIZE(recs); i++)
+		add_culprit(wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP,
+				     20 * MS, 777, 770, "feeder"),
+			    45, 45, 19 * MS, "kdamond.0");
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
+			       "it is a kernel thread, which no signal ends: find what keeps it busy (cat /proc/45/stack"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "kill 45"));
+}
+
 TEST_HARNESS_MAIN

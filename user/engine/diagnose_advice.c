@@ -111,6 +111,36 @@ static bool diag_still_there(const struct diag_culprit *c, int32_t pid)
 }
 
 /*
+ * diag_is_kthread - whether @pid is a kernel thread (PF_KTHREAD in the
+ * flags of /proc/PID/stat): no signal ends one, nothing moves a bound one
+ */
+static bool diag_is_kthread(int32_t pid)
+{
+	char path[PATH_MAX], buf[1024], *p;
+	unsigned long flags;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "%s/proc/%d/stat", diag_root(),
+		 (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "pid (comm) state ppid pgrp session tty tpgid flags": comm may
+	 * hold spaces and parentheses, so from its last ')' */
+	p = strrchr(buf, ')');
+	for (i = 0; p && i < 7; i++)
+		p = strchr(p + 1, ' ');
+	return p && sscanf(p, " %lu", &flags) == 1 &&
+	       (flags & 0x00200000);	/* PF_KTHREAD */
+}
+
+/*
  * diag_advise_pair - one advice for the two top culprits when they are
  * alike (same name, same CPUs, both still there, neither a miner): two
  * copies of one job.  True when it advised.
@@ -128,7 +158,8 @@ static bool diag_advise_pair(struct diag_layer_res *L)
 	diag_cpus_text(cpus, sizeof(cpus), &a->cpus);
 	diag_cpus_text(cpus_b, sizeof(cpus_b), &b->cpus);
 	if (strcmp(cpus, cpus_b) || !diag_still_there(a, a->tgid) ||
-	    !diag_still_there(b, b->tgid))
+	    !diag_still_there(b, b->tgid) || diag_is_kthread(a->tgid) ||
+	    diag_is_kthread(b->tgid))
 		return false;
 	if (a->from_trace)
 		snprintf(doing, sizeof(doing),
@@ -247,7 +278,11 @@ static void diag_advise_culprits(struct diag_layer_res *L)
 				    "");
 			continue;
 		}
-		if (c->miner)
+		if (diag_is_kthread(pid))
+			diag_advise(L,
+				    "%s (pid %d) %s; it is a kernel thread, which no signal ends: find what keeps it busy (cat /proc/%d/stack a few times; perf top -p %d) and act on that, or keep the latency-sensitive threads off its CPUs.",
+				    comm, pid, doing, pid, pid);
+		else if (c->miner)
 			diag_advise(L,
 				    "%s (pid %d) %s and has the name of a cryptominer: release it now (kill %d; kill -9 %d if it ignores that), then treat the host as compromised: find how it came, block its outbound connections, follow the security procedure.",
 				    comm, pid, doing, pid, pid);
