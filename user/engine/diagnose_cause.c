@@ -5,8 +5,11 @@
  * (kswapd, or the reclaiming tasks themselves), an I/O storm (its
  * submitters, jbd2), a softirq flood (ksoftirqd).  The scheduler's
  * outlier records name who held the CPU during the waits; when most of
- * that time went to tasks doing an abnormal layer's work, that layer is
- * the cause and ranks above the scheduler, which says it is the effect.
+ * the time they name went to tasks doing an abnormal layer's work (and
+ * a tenth of all the wait time at least), that layer is the cause and
+ * ranks above the scheduler, which says it is the effect.  Of the time
+ * the records do not name (a wait longer than the switch history) no
+ * more can be said than of the time they name.
  *
  * A holder does a layer's work when it is one of the kernel threads of
  * that layer (by name, below), or one of the tasks that layer's own
@@ -25,6 +28,7 @@ static const struct {
 	{ "kswapd", DIAG_MEMORY },
 	{ "kcompactd", DIAG_MEMORY },
 	{ "khugepaged", DIAG_MEMORY },
+	{ "kdamond", DIAG_MEMORY },
 	{ "ksoftirqd/", DIAG_NETWORK },
 	{ "jbd2/", DIAG_STORAGE },
 	{ "kblockd", DIAG_STORAGE },
@@ -67,7 +71,7 @@ static enum diag_layer diag_holder_layer(const struct diag_result *r,
 void diag_root_cause(struct diag_result *r)
 {
 	struct diag_layer_res *S = &r->layer[DIAG_SCHED];
-	double share[DIAG_NR_LAYERS] = { 0 };
+	double share[DIAG_NR_LAYERS] = { 0 }, named = 0;
 	const struct diag_culprit *who[DIAG_NR_LAYERS] = { NULL };
 	enum diag_layer best = DIAG_NR_LAYERS, l;
 	unsigned int i, at_s = 0, at_c = 0;
@@ -80,6 +84,7 @@ void diag_root_cause(struct diag_result *r)
 
 		if (!c->from_trace)
 			continue;
+		named += c->share;
 		l = diag_holder_layer(r, c);
 		if (l >= DIAG_NR_LAYERS || !r->layer[l].abnormal)
 			continue;
@@ -88,7 +93,8 @@ void diag_root_cause(struct diag_result *r)
 			who[l] = c;
 	}
 	for (l = 0; l < DIAG_NR_LAYERS; l++)
-		if (share[l] >= DIAG_CAUSE_SHARE &&
+		if (share[l] >= DIAG_TRACE_SHARE &&
+		    share[l] >= DIAG_CAUSE_SHARE * named &&
 		    (best == DIAG_NR_LAYERS || share[l] > share[best]))
 			best = l;
 	if (best == DIAG_NR_LAYERS)

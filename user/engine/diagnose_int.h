@@ -240,8 +240,9 @@ void diag_alike(struct diag_result *r);
 /* --- diagnose_cause.c: the root cause above its effect --------------- */
 
 /*
- * DIAG_CAUSE_SHARE - the share of the scheduler's outlier wait that an
- * abnormal layer's tasks must have held for it to be the cause
+ * DIAG_CAUSE_SHARE - the share of the CPU time the scheduler's outlier
+ * records name that an abnormal layer's tasks must have held for it to
+ * be the cause (and DIAG_TRACE_SHARE of all the outlier wait time)
  */
 #define DIAG_CAUSE_SHARE	0.5
 /* diag_root_cause - rank the layer that caused the scheduler's waits */
