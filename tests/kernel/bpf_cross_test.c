@@ -552,7 +552,18 @@ TEST_F(cross, cgroup_contended_cpu)
 		ASSERT_EQ(0, cg_move(CG_SCHED, pids[i]));
 	/* the moves' own waits are outside the window */
 	usleep(SETTLE_US);
+	/*
+	 * stopped while the windows open: the two sources' snapshots are
+	 * taken one after the other (385 ms apart under KASAN), and waits
+	 * between them would be in one window only
+	 */
+	for (i = 0; i < NR_HOGS + 2; i++) {
+		ASSERT_EQ(0, kill(pids[i], SIGSTOP));
+		ASSERT_EQ(pids[i], waitpid(pids[i], &s, WUNTRACED));
+	}
 	ASSERT_EQ(0, cross_begin(self));
+	for (i = 0; i < NR_HOGS + 2; i++)
+		ASSERT_EQ(0, kill(pids[i], SIGCONT));
 	usleep(SCHED_WORK_US);
 	/* stopped first: a snapshot's series are not read at one instant */
 	for (i = 0; i < NR_HOGS + 2; i++)
