@@ -21,7 +21,7 @@ include user/user.mk
 include scripts/install.mk
 
 .PHONY: all module module-clean guest guest-tests setup checkpatch \
-	modules-check vmtest check demo run clean bench bench-host bench-quick bpftest \
+	modules-check vmtest check demo run clean bench bench-host bench-quick bpftest scenarios \
 	script-tests guest-stress stress stress-quick check-debug stress-debug
 
 all: user
@@ -138,6 +138,14 @@ bpftest: user
 	 elif [ $$rc -ne 0 ]; then echo "not ok bpftest"; exit 1; \
 	 else echo "ok bpftest"; fi
 
+# The scenario library (tests/scenarios/): incidents with a known answer,
+# diagnosed on this machine's kernel with the BPF source; its confusion
+# matrix.  make check runs the short form (--short).
+scenarios: user
+	@rc=0; tests/scenarios/run.sh $(SCENARIOS) || rc=$$?; \
+	 if [ $$rc -ne 0 ]; then echo "not ok scenarios"; exit 1; fi; \
+	 echo "ok scenarios"
+
 # Run gpulat on this machine for a short window: the module when it is
 # loaded or loadable, else the BPF source (scripts/run-host).
 run: setup user
@@ -146,6 +154,7 @@ run: setup user
 check: setup
 	$(MAKE) unit
 	$(MAKE) bpftest
+	$(MAKE) scenarios SCENARIOS=--short
 	$(MAKE) script-tests
 	$(MAKE) fuzz
 	$(MAKE) checkpatch

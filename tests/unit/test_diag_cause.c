@@ -51,7 +51,8 @@ TEST_F(diag, reclaiming_holders_rank_memory_first)
 	ASSERT_EQ(0, run(self, _metadata, NULL));
 	EXPECT_EQ(DIAG_MEMORY, diag_ranked(self->r, 1));
 	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 2));
-	EXPECT_NE(NULL, strstr(joined(self->text), "and the cause of the scheduler's waits"));
+	EXPECT_NE(NULL, strstr(joined(self->text), "and the cause of waits elsewhere (below)"));
+	EXPECT_NE(NULL, strstr(joined(self->text), "the cause of the scheduler's waits too: its tasks held the CPU in 70% of their waits' outlier time, stress (pid 5000) the most"));
 	EXPECT_NE(NULL, strstr(joined(self->text), "an effect of the memory (#1): its tasks held the CPU in 70% of these waits' outlier time, stress (pid 5000) the most"));
 	EXPECT_NE(NULL, strstr(self->json, "\"effect_of\":\"memory\""));
 }
@@ -92,6 +93,58 @@ TEST_F(diag, holder_of_a_normal_layer_claims_nothing)
 	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
 	ASSERT_EQ(0, run(self, _metadata, NULL));
 	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
+	EXPECT_EQ(NULL, strstr(self->text, "an effect of"));
+}
+
+/* the disk's outliers and the memcg reclaim of one task: the limit's */
+static void thrash(FIXTURE_DATA(diag) *self, struct gl_trace_rec *recs,
+		   size_t nr, int32_t reader)
+{
+	size_t i;
+
+	blob_record(&self->end, S_BLK_READ, 60 * MS, 40);
+	blob_record(&self->end, S_MM_MEMCG, 40 * MS, 30);
+	memset(recs, 0, nr * sizeof(*recs));
+	for (i = 0; i < nr; i++) {
+		struct gpulat_rec_sample *s = &recs[i].u.sample;
+		bool disk = i % 2;
+
+		recs[i].type = GPULAT_REC_SAMPLE;
+		s->family = disk ? GPULAT_FAM_BLOCK : GPULAT_FAM_MM;
+		s->series = disk ? GPULAT_BLOCK_SERIES(GPULAT_BLOCK_READ,
+						       GPULAT_BLOCK_DEVICE) :
+			    GPULAT_MM_MEMCG_RECLAIM;
+		s->key = disk ? BLOB_SDA : 0;
+		s->latency_ns = disk ? 60 * MS : 40 * MS;
+		s->pid = s->tgid = disk ? reader : 5000;
+		strcpy(s->comm, disk && reader != 5000 ? "backup" : "memreader");
+	}
+	self->w.recs = recs;
+	self->w.nr_recs = nr;
+	self->w.trace_ok = true;
+}
+
+/* a working set over its memcg limit, read again: memory over storage */
+TEST_F(diag, memcg_thrash_ranks_memory_over_storage)
+{
+	struct gl_trace_rec recs[20];
+
+	thrash(self, recs, ARRAY_SIZE(recs), 5000);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_MEMORY, diag_ranked(self->r, 1));
+	EXPECT_EQ(DIAG_STORAGE, diag_ranked(self->r, 2));
+	EXPECT_NE(NULL, strstr(joined(self->text), "an effect of the memory (#1): its tasks issued 100% of these requests' outlier time, memreader (pid 5000) the most"));
+	EXPECT_NE(NULL, strstr(self->json, "\"caused\":[\"storage\"]"));
+}
+
+/* another task's reads beside a reclaiming one: the disk stays first */
+TEST_F(diag, other_reads_leave_storage_first)
+{
+	struct gl_trace_rec recs[20];
+
+	thrash(self, recs, ARRAY_SIZE(recs), 6000);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_EQ(DIAG_STORAGE, diag_ranked(self->r, 1));
 	EXPECT_EQ(NULL, strstr(self->text, "an effect of"));
 }
 

@@ -14,7 +14,9 @@
  * A holder does a layer's work when it is one of the kernel threads of
  * that layer (by name, below), or one of the tasks that layer's own
  * outliers happened to (a task stalled in reclaim, a task whose I/O
- * waited).  The rule is for the class: no layer is named by a case.
+ * waited).  Likewise the disk's waits are a memory cgroup limit's doing
+ * when most of them are the requests of tasks that reclaim at their
+ * limit.  The rules are for the class: no layer is named by a case.
  */
 #include <string.h>
 
@@ -67,14 +69,48 @@ static enum diag_layer diag_holder_layer(const struct diag_result *r,
 	return DIAG_NR_LAYERS;
 }
 
-/* diag_root_cause - see diagnose_int.h */
-void diag_root_cause(struct diag_result *r)
+/* diag_above - rank @cause just above @effect when it is below it */
+static void diag_above(struct diag_result *r, enum diag_layer cause,
+		       enum diag_layer effect)
+{
+	unsigned int i, at_e = 0, at_c = 0;
+
+	for (i = 0; i < DIAG_NR_LAYERS; i++) {
+		if (r->rank[i] == effect)
+			at_e = i;
+		if (r->rank[i] == cause)
+			at_c = i;
+	}
+	if (at_c > at_e) {
+		memmove(&r->rank[at_e + 1], &r->rank[at_e],
+			(at_c - at_e) * sizeof(r->rank[0]));
+		r->rank[at_e] = cause;
+	}
+	for (i = 0; i < DIAG_NR_LAYERS; i++)
+		r->layer[r->rank[i]].rank = i + 1;
+}
+
+static void diag_effect(struct diag_result *r, enum diag_layer effect,
+			enum diag_layer cause, double share, const char *comm,
+			int32_t pid, bool process)
+{
+	struct diag_layer_res *E = &r->layer[effect];
+
+	E->effect_of = cause;
+	E->effect_share = share;
+	snprintf(E->effect_who, sizeof(E->effect_who), "%.15s (%s %d)", comm,
+		 process ? "pid" : "thread", pid);
+	r->layer[cause].caused |= 1u << effect;
+	diag_above(r, cause, effect);
+}
+
+/* the scheduler's waits: whose work its CPU holders did */
+static void diag_cause_sched(struct diag_result *r)
 {
 	struct diag_layer_res *S = &r->layer[DIAG_SCHED];
 	double share[DIAG_NR_LAYERS] = { 0 }, named = 0;
 	const struct diag_culprit *who[DIAG_NR_LAYERS] = { NULL };
 	enum diag_layer best = DIAG_NR_LAYERS, l;
-	unsigned int i, at_s = 0, at_c = 0;
 	size_t k;
 
 	if (!S->abnormal)
@@ -97,26 +133,58 @@ void diag_root_cause(struct diag_result *r)
 		    share[l] >= DIAG_CAUSE_SHARE * named &&
 		    (best == DIAG_NR_LAYERS || share[l] > share[best]))
 			best = l;
-	if (best == DIAG_NR_LAYERS)
+	if (best < DIAG_NR_LAYERS)
+		diag_effect(r, DIAG_SCHED, best, share[best], who[best]->comm,
+			    who[best]->tgid > 0 ? who[best]->tgid :
+			    who[best]->pid, who[best]->tgid > 0);
+}
+
+/*
+ * the disk's waits: a working set larger than its memory cgroup's limit
+ * is reclaimed and read again, so that the requests of the tasks that
+ * reclaim at their limit (mm.memcg_reclaim among memory's evidence) are
+ * the limit's doing when they are most of the storage outliers' time
+ */
+static void diag_cause_storage(struct diag_result *r)
+{
+	struct diag_layer_res *D = &r->layer[DIAG_STORAGE];
+	struct diag_layer_res *M = &r->layer[DIAG_MEMORY];
+	const struct diag_proc *who = NULL;
+	double all = 0, theirs = 0;
+	bool memcg = false;
+	size_t j, k;
+
+	if (!D->abnormal || !M->abnormal)
 		return;
-	S->effect_of = best;
-	S->effect_share = share[best];
-	r->layer[best].caused = true;
-	snprintf(S->effect_who, sizeof(S->effect_who), "%.15s (%s %d)",
-		 who[best]->comm, who[best]->tgid > 0 ? "pid" : "thread",
-		 who[best]->tgid > 0 ? who[best]->tgid : who[best]->pid);
-	/* the cause just above its effect, the rest as they were */
-	for (i = 0; i < DIAG_NR_LAYERS; i++) {
-		if (r->rank[i] == DIAG_SCHED)
-			at_s = i;
-		if (r->rank[i] == best)
-			at_c = i;
+	for (k = 0; k < M->nr_top; k++) {
+		const struct diag_item *it = diag_top_item(r, DIAG_MEMORY, k);
+
+		memcg |= it->family == GPULAT_FAM_MM &&
+			 it->id == GPULAT_MM_MEMCG_RECLAIM;
 	}
-	if (at_c > at_s) {
-		memmove(&r->rank[at_s + 1], &r->rank[at_s],
-			(at_c - at_s) * sizeof(r->rank[0]));
-		r->rank[at_s] = best;
+	if (!memcg)
+		return;
+	for (k = 0; k < D->nr_affected; k++) {
+		const struct diag_proc *p = &D->affected[k];
+
+		all += p->ns;
+		for (j = 0; j < M->nr_affected; j++)
+			if (M->affected[j].tgid > 0 &&
+			    M->affected[j].tgid == p->tgid) {
+				theirs += p->ns;
+				who = who ? who : p;
+				break;
+			}
 	}
-	for (i = 0; i < DIAG_NR_LAYERS; i++)
-		r->layer[r->rank[i]].rank = i + 1;
+	if (who && all > 0 && theirs >= DIAG_CAUSE_SHARE * all)
+		diag_effect(r, DIAG_STORAGE, DIAG_MEMORY, theirs / all,
+			    who->comm, who->tgid, true);
+}
+
+/* diag_root_cause - see diagnose_int.h */
+void diag_root_cause(struct diag_result *r)
+{
+	/* the disk's first: its cause may then be the scheduler's too */
+	diag_cause_storage(r);
+	diag_cause_sched(r);
 }

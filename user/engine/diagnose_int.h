@@ -138,7 +138,7 @@ struct diag_layer_res {
 	enum diag_layer effect_of;	/* DIAG_NR_LAYERS: none */
 	double effect_share;	/* of the outlier waits, held by its tasks */
 	char effect_who[48];	/* the largest of them: "kswapd0 (pid 45)" */
-	bool caused;		/* another layer is this one's effect */
+	uint32_t caused;	/* the layers that are this one's effect, 1 << l */
 	struct diag_proc affected[DIAG_MAX_AFFECTED];
 	size_t nr_affected;
 	uint64_t trace_wait_ns;	/* outlier wait time the culprits share */
@@ -245,7 +245,7 @@ void diag_alike(struct diag_result *r);
  * be the cause (and DIAG_TRACE_SHARE of all the outlier wait time)
  */
 #define DIAG_CAUSE_SHARE	0.5
-/* diag_root_cause - rank the layer that caused the scheduler's waits */
+/* diag_root_cause - rank a layer above the waits it caused elsewhere */
 void diag_root_cause(struct diag_result *r);
 
 /* diag_is_miner - whether @comm is the name of a known cryptominer */

@@ -199,26 +199,39 @@ static void diag_print_xids(FILE *f, const struct diag_result *r,
 	}
 }
 
+/* "the scheduler's waits": what a cause caused */
+static const char *const diag_effect_what[DIAG_NR_LAYERS] = {
+	[DIAG_SCHED]	= "its tasks held the CPU in %.0f%% of %s waits' outlier time, %s the most",
+	[DIAG_STORAGE]	= "its tasks issued %.0f%% of %s requests' outlier time, %s the most",
+};
+
 /* diag_print_cause - a cause says what it caused; an effect, of what */
 static void diag_print_cause(FILE *f, const struct diag_result *r,
 			     enum diag_layer l)
 {
-	const struct diag_layer_res *S = &r->layer[DIAG_SCHED];
-	char line[DIAG_TEXT_LEN];
+	const struct diag_layer_res *L = &r->layer[l];
+	char line[2 * DIAG_TEXT_LEN], what[DIAG_TEXT_LEN];
+	int e;
 
-	if (r->layer[l].caused && S->effect_of == l)
-		snprintf(line, sizeof(line),
-			 "the cause of the scheduler's waits too: its tasks held the CPU in %.0f%% of their outlier time, %s the most",
-			 100 * S->effect_share, S->effect_who);
-	else if (l == DIAG_SCHED && S->effect_of < DIAG_NR_LAYERS)
-		snprintf(line, sizeof(line),
-			 "an effect of the %s (#%u): its tasks held the CPU in %.0f%% of these waits' outlier time, %s the most",
-			 diag_names[S->effect_of],
-			 r->layer[S->effect_of].rank, 100 * S->effect_share,
-			 S->effect_who);
-	else
-		return;
-	diag_wrap_words(f, " ", 4, line);
+	for (e = 0; e < DIAG_NR_LAYERS; e++) {
+		const struct diag_layer_res *E = &r->layer[e];
+
+		if (!(L->caused & (1u << e)) || !diag_effect_what[e])
+			continue;
+		snprintf(what, sizeof(what), diag_effect_what[e],
+			 100 * E->effect_share, "their", E->effect_who);
+		snprintf(line, sizeof(line), "the cause of the %s's waits too: %s",
+			 diag_names[e], what);
+		diag_wrap_words(f, " ", 4, line);
+	}
+	if (L->effect_of < DIAG_NR_LAYERS && diag_effect_what[l]) {
+		snprintf(what, sizeof(what), diag_effect_what[l],
+			 100 * L->effect_share, "these", L->effect_who);
+		snprintf(line, sizeof(line), "an effect of the %s (#%u): %s",
+			 diag_names[L->effect_of],
+			 r->layer[L->effect_of].rank, what);
+		diag_wrap_words(f, " ", 4, line);
+	}
 }
 
 static void diag_print_layer(FILE *f, const struct diag_result *r,
@@ -306,7 +319,7 @@ void diag_print_text(FILE *f, const struct diag_result *r)
 				 diag_score_text(score, sizeof(score),
 						 top->score),
 				 top->caused ?
-				 ", and the cause of the scheduler's waits" :
+				 ", and the cause of waits elsewhere (below)" :
 				 "");
 		diag_wrap_words(f, "", 2, line);
 	} else if (r->gpu && r->gpu->nr_causes) {
@@ -422,7 +435,11 @@ static void diag_json_layer(struct json *j, const struct diag_result *r,
 	} else {
 		json_null(j, "effect_of");
 	}
-	json_bool(j, "caused_scheduler_waits", L->caused);
+	json_array_begin(j, "caused");
+	for (k = 0; k < DIAG_NR_LAYERS; k++)
+		if (L->caused & (1u << k))
+			json_str(j, NULL, diag_names[k]);
+	json_array_end(j);
 	if (L->why_normal[0]) {
 		char why[DIAG_TEXT_LEN];
 

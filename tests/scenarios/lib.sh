@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the scenario incidents (tests/scenarios/s_*.sh), sourced.
+# An incident sets up a fault whose answer is known, runs gpulat diagnose
+# while it lasts (the BPF source, a source of its own), and judges:
+#
+#   EXPECT_LAYER    the layer ranked first (driver, network, storage,
+#                   scheduler, memory; none: nothing abnormal)
+#   EXPECT_CULPRIT  an extended regex one of that layer's culprits' or
+#                   affected tasks' names (comm) must match ("": none)
+#   EXPECT_PIDS     pids that layer's advice must all name ("": none)
+#   EXPECT_ADVICE   an extended regex one of its advice must match
+#   FORBID_ADVICE   an extended regex no advice of any layer may match
+#                   (a precondition false on this host)
+#
+# It prints one line for the runner, "result NAME EXPECTED GOT layer=ok
+# culprit=ok advice=ok" (ok, miss, or - when not asked), then exits 0
+# when all held, 1 when one did not, 4 when it cannot run here (SKIP
+# line with the reason).
+#
+#   GPULAT       the tool (default build/user/gpulat)
+#   SC_SECONDS   how long diagnose watches (default 10)
+
+GPULAT=${GPULAT:-build/user/gpulat}
+PY=${GPULAT_PYTHON:-python3}
+SC_SECONDS=${SC_SECONDS:-10}
+SC_NAME=$(basename "$0" .sh)
+SC_NAME=${SC_NAME#s_}
+SC_PIDS=()
+SC_UNDO=()
+SC_TMP=$(mktemp -d /tmp/gpulat-scenario.XXXXXX)
+EXPECT_LAYER= EXPECT_CULPRIT= EXPECT_PIDS= EXPECT_ADVICE= FORBID_ADVICE=
+
+sc_cleanup() {
+	local p i
+	for p in "${SC_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	for p in "${SC_PIDS[@]}"; do
+		while kill -0 "$p" 2>/dev/null; do sleep 0.05; done
+	done
+	for ((i = ${#SC_UNDO[@]} - 1; i >= 0; i--)); do
+		eval "${SC_UNDO[i]}" 2>/dev/null
+	done
+	[[ -n ${SC_KEEP:-} ]] && cp "$SC_TMP/d.json" "$SC_KEEP" 2>/dev/null
+	rm -rf "$SC_TMP"
+}
+trap sc_cleanup EXIT
+
+# sc_skip WHY: this incident cannot be set up here
+sc_skip() {
+	echo "result $SC_NAME ${EXPECT_LAYER:-?} - SKIP $*"
+	exit 4
+}
+
+# sc_undo CMD: run CMD (a string) at exit, last registered first
+sc_undo() { SC_UNDO+=("$1"); }
+
+# sc_py NAME CPU CODE [NICE]: Python CODE in the background on CPU, as a
+# process named NAME (its comm, as the kernel and gpulat see it: set by
+# the process itself, since exec names it after the program), at nice
+# NICE (default 0), killed at exit; its pid in SC_LAST
+sc_py() {
+	nice -n "${4:-0}" taskset -c "$2" "$PY" -c "import ctypes
+ctypes.CDLL(None).prctl(15, b'$1')
+$3" >/dev/null 2>&1 &
+	SC_LAST=$!
+	SC_PIDS+=("$SC_LAST")
+	disown "$SC_LAST"	# killed at exit without a word from the shell
+}
+
+# sc_spin NAME CPU: a busy loop named NAME pinned to CPU
+sc_spin() { sc_py "$1" "$2" 'while True: pass'; }
+
+# sc_ticker NAME CPU PERIOD_S: a nice 19 loop that sleeps PERIOD_S on CPU:
+# woken, it waits behind whatever holds the CPU
+sc_ticker() {
+	sc_py "$1" "$2" "import time
+while True: time.sleep($3)" 19
+}
+
+# sc_memcg NAME BYTES: a memory cgroup of its own limited to BYTES, as
+# this host has them (v1 memory hierarchy, or cgroup2 memory.max),
+# removed at exit; its folder in SC_CG, the file taking pids in SC_PROCS
+sc_memcg() {
+	local v1=/sys/fs/cgroup/memory v2
+	v2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	if [[ -d $v1 && -w $v1 ]]; then
+		SC_CG=$v1/$1.$$
+		mkdir "$SC_CG" && echo "$2" >"$SC_CG/memory.limit_in_bytes" ||
+			return 1
+	elif [[ -n $v2 && -f $v2/cgroup.controllers ]] &&
+	     grep -qw memory "$v2/cgroup.subtree_control"; then
+		SC_CG=$v2/$1.$$
+		mkdir "$SC_CG" && echo "$2" >"$SC_CG/memory.max" || return 1
+	else
+		return 1
+	fi
+	SC_PROCS=$SC_CG/cgroup.procs
+	sc_undo "rmdir '$SC_CG'"
+}
+
+# sc_last_cpu: the highest online CPU
+sc_last_cpu() { echo $(($(nproc) - 1)); }
+
+# sc_diagnose: gpulat diagnose over the incident, JSON and text kept
+sc_diagnose() {
+	"$GPULAT" --source bpf diagnose -d "$SC_SECONDS" -j \
+		>"$SC_TMP/d.json" 2>"$SC_TMP/d.err" ||
+		{ echo "# diagnose failed: $(tail -c 300 "$SC_TMP/d.err")"; return 1; }
+}
+
+# sc_judge: compare the diagnosis with the EXPECT_* answers, print the
+# result line, exit with its status
+sc_judge() {
+	"$PY" - "$SC_TMP/d.json" "$SC_NAME" "$EXPECT_LAYER" "$EXPECT_CULPRIT" \
+		"$EXPECT_PIDS" "$EXPECT_ADVICE" "$FORBID_ADVICE" <<'PYEOF'
+import json, re, sys
+path, name, layer, culprit, pids, advice, forbid = sys.argv[1:8]
+d = json.load(open(path))
+got = d.get("verdict") or "none"
+first = next((l for l in d["layers"] if l["layer"] == got), None)
+res = {"layer": "ok" if got == layer else "miss"}
+names = []
+if first:
+    names = [c["comm"] for c in first.get("culprits", [])] + \
+            [a["comm"] for a in first.get("affected", [])]
+adv = first.get("advice", []) if first else []
+if culprit:
+    res["culprit"] = "ok" if any(re.search(culprit, n) for n in names) else "miss"
+else:
+    res["culprit"] = "-"
+ok_adv = True
+if advice:
+    ok_adv = any(re.search(advice, a) for a in adv)
+if pids:
+    ok_adv = ok_adv and any(all(re.search(r"\b%s\b" % p, a) for p in pids.split())
+                            for a in adv)
+every = [a for l in d["layers"] for a in l.get("advice", [])]
+bad = [a for a in every if forbid and re.search(forbid, a)]
+res["advice"] = "-" if not (advice or pids or forbid) else \
+                ("ok" if ok_adv and not bad else "miss")
+print("result %s %s %s %s" % (name, layer, got,
+      " ".join("%s=%s" % kv for kv in res.items())))
+for l in d["layers"]:
+    if l["abnormal"]:
+        print("#   %s %.1f ms/s; culprits %s; advice[0] %s" % (
+              l["layer"], l["score_ms_per_s"],
+              [(c["comm"], c["pid"]) for c in l.get("culprits", [])][:3],
+              (l.get("advice") or [""])[0][:160]))
+for a in bad:
+    print("#   forbidden advice: " + a[:200])
+sys.exit(0 if all(v in ("ok", "-") for v in res.values()) else 1)
+PYEOF
+}
