@@ -167,18 +167,21 @@ check: setup
 
 # The kernel suite on the debug kernel (KASAN, lockdep, kmemleak, debug
 # objects; scripts/build-debug-kernel builds it once from Debian's
-# source, cached): test limits scaled by DEBUG_SCALE. Not in `make
-# check`: the first build takes most of an hour on 2 cores.
+# source, cached): test limits scaled by DEBUG_SCALE, guest memory
+# DEBUG_MEM MB (KASAN's shadow takes an eighth, kmemleak and lockdep
+# more: mm_test's page cache needs 512 MB free).  Not in `make check`:
+# the first build takes most of an hour on 2 cores.
 DEBUG_SCALE ?= 4
+DEBUG_MEM ?= 1536
 check-debug: guest
 	@set -e; scripts/fetch-kernel debug >/dev/null; \
 	echo "# kernel debug"; \
-	scripts/vmrun --kernel debug --smp $(VMRUN_SMP) $(VMTEST_ARGS) \
+	scripts/vmrun --kernel debug --smp $(VMRUN_SMP) --mem $(DEBUG_MEM) $(VMTEST_ARGS) \
 		--append GPULAT_TIMEOUT_SCALE=$(DEBUG_SCALE) \
 		--timeout $$(( $(DEBUG_SCALE) * $(call vmtest-budget,*) )) \
 		tests/kernel/run.sh; \
 	echo "ok vmtest debug"; \
-	scripts/vmrun --kernel debug --smp $(VMRUN_SMP) $(VMTEST_ARGS) \
+	scripts/vmrun --kernel debug --smp $(VMRUN_SMP) --mem $(DEBUG_MEM) $(VMTEST_ARGS) \
 		--append "threadirqs GPULAT_TIMEOUT_SCALE=$(DEBUG_SCALE)" \
 		--timeout $$(( $(DEBUG_SCALE) * $(call vmtest-budget,*irq*) )) \
 		tests/kernel/run.sh '*irq*'; \
