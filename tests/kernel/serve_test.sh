@@ -328,9 +328,10 @@ kill -USR1 $srv
 check "SIGUSR1 $up s after boot, --flight-window 3600: a bundle" \
 	wait_for 40 has_bundle
 b1=$(ls $F/gpulat-flight-*.tar.gz 2>/dev/null | head -n 1)
-check "its MANIFEST: trigger:   SIGUSR1; start.bin, end.bin" \
+check "its MANIFEST: trigger:   SIGUSR1, the verdict then; start.bin, end.bin" \
 	sh -c "tar -xzf '$b1' -C $X &&
 	       grep -q '^trigger:   SIGUSR1\$' $X/*/MANIFEST &&
+	       grep -q '^verdict:   ' $X/*/MANIFEST &&
 	       gpulat hist -i $X/*/snapshots/end.bin \
 			-f $X/*/snapshots/start.bin >/dev/null"
 rm -rf $X

@@ -214,6 +214,13 @@ bool flight_trigger(struct flight *fl, uint64_t now_ns, const char *why)
 	return true;
 }
 
+/* flight_verdict - see flight.h */
+void flight_verdict(struct flight *fl, const char *text)
+{
+	if (fl->r)
+		snprintf(fl->r->verdict, sizeof(fl->r->verdict), "%s", text);
+}
+
 /* flight_unpack - the snapshot @fs holds, for the watch to own */
 static struct gl_snapshot *flight_unpack(const struct flight_snap *fs)
 {

@@ -71,6 +71,11 @@ struct flight {
 	uint64_t thresholds[GPULAT_FAM_MAX];
 };
 
+/*
+ * flight_verdict - @text: the rolling verdict at the pending bundle's
+ * trigger, for its MANIFEST ("verdict:" line); nothing when none pends
+ */
+void flight_verdict(struct flight *fl, const char *text);
 /* flight_init - an empty recorder; 0 or -errno after a message on stderr */
 int flight_init(struct flight *fl, const struct flight_opts *o);
 void flight_free(struct flight *fl);

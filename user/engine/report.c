@@ -133,6 +133,8 @@ static char *report_header(struct report *r)
 	fprintf(f, "started:   %s\n", r->when);
 	if (r->trigger[0])
 		fprintf(f, "trigger:   %s\n", r->trigger);
+	if (r->verdict[0])
+		fprintf(f, "verdict:   %s\n", r->verdict);
 	fprintf(f, "kernel:    %s\n", r->kernel[0] ? r->kernel : "unknown");
 	fprintf(f, "tool:      gpulat ABI %u.%u\n", GPULAT_ABI_MAJOR,
 		GPULAT_ABI_MINOR);

@@ -42,6 +42,8 @@ struct report {
 	char source[160];	/* the source watched, described; "" if none */
 	/* the flight recorder's: what triggered this bundle; "" otherwise */
 	char trigger[256];
+	/* serve's rolling verdict when it triggered; "" otherwise */
+	char verdict[320];
 	uint32_t major, minor;
 };
 

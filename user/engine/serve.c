@@ -102,20 +102,19 @@ struct serve {
 	bool xid_snap_seen;		/* xid_snap_ns is set */
 };
 
-/* a bundle's trigger, with the rolling verdict of its moment */
+/* a bundle's trigger, and the rolling verdict of its moment */
 static void serve_trigger(struct serve *sv, enum prom_cause cause,
 			  const char *why)
 {
-	char text[600], v[300];
+	char v[300];
 
-	if (sv->verdict_on)
-		snprintf(text, sizeof(text), "%s; verdict then: %s", why,
-			 verdict_text(v, sizeof(v), &sv->v));
-	else
-		snprintf(text, sizeof(text), "%s", why);
 	sv->p.flight_triggers[cause]++;
-	if (!flight_trigger(&sv->fl, serve_mono_ns(), text))
+	if (!flight_trigger(&sv->fl, serve_mono_ns(), why)) {
 		sv->p.flight_suppressed++;
+		return;
+	}
+	if (sv->verdict_on)
+		flight_verdict(&sv->fl, verdict_text(v, sizeof(v), &sv->v));
 }
 
 /* serve_xid_first - whether Xid @ev triggers now (seen for the first time) */
