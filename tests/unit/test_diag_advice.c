@@ -193,4 +193,59 @@ TEST_F(diag, kernel_thread_is_not_killed)
 	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "kill 45"));
 }
 
+/*
+ * Two hogs the trace names with a tenth of the outlier wait each (the
+ * rest beyond the switch history), and /proc says each used half of the
+ * slow CPU: causes, released by pid.
+ */
+TEST_F(diag, trace_and_cpu_time_agree_on_a_cause)
+{
+	struct diag_task tasks[] = {
+		{ 4242, 4242, 1, 5000 * MS, "xhog" },
+		{ 4243, 4243, 1, 5000 * MS, "diaghog" },
+	};
+	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
+	struct gl_trace_rec recs[10];
+	size_t i;
+
+	put_comm(self->root, 4242, 4242, "xhog");
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < ARRAY_SIZE(recs); i++) {
+		struct gpulat_rec_sample *s;
+
+		s = wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP, 20 * MS, 777,
+			     770, "feeder");
+		add_culprit(s, 4242, 4242, 1900 * 1000, "xhog");
+		add_culprit(s, 4243, 4243, 1900 * 1000, "diaghog");
+	}
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	ASSERT_EQ(0, run(self, _metadata, &used));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
+			       "held CPU 1 in 10% of the outlier waits, used 50% of a CPU"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "kill 4243"));
+	EXPECT_NE(NULL, strstr(self->json, "\"cpu_share\":0.5"));
+}
+
+/* the same shares without /proc: not named as causes */
+TEST_F(diag, a_tenth_of_the_wait_alone_is_no_cause)
+{
+	struct gl_trace_rec recs[10];
+	size_t i;
+
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < ARRAY_SIZE(recs); i++)
+		add_culprit(wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP,
+				     20 * MS, 777, 770, "feeder"),
+			    4243, 4243, 1500 * 1000, "diaghog");
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "kill 4243"));
+}
+
 TEST_HARNESS_MAIN

@@ -106,6 +106,12 @@ struct diag_culprit {
 	double share;
 	struct cpuset cpus;		/* the CPUs it was seen on */
 	bool from_trace;
+	/*
+	 * from_trace, and /proc says it used this share of a CPU on the
+	 * slow CPUs too (0: not known): a cause, whatever part of the
+	 * waits' time the trace could name
+	 */
+	double cpu_share;
 	bool miner;		/* its name is that of a known cryptominer */
 };
 

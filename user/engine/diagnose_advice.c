@@ -73,7 +73,11 @@ const char *diag_culprit_doing(char *buf, size_t len,
 	char cpus[64];
 
 	diag_cpus_text(cpus, sizeof(cpus), &c->cpus);
-	if (c->from_trace)
+	if (c->from_trace && c->cpu_share > 0)
+		snprintf(buf, len,
+			 "held %s in %.0f%% of the outlier waits, used %.0f%% of a CPU",
+			 cpus, 100 * c->share, 100 * c->cpu_share);
+	else if (c->from_trace)
 		snprintf(buf, len, "held %s in %.0f%% of the outlier waits",
 			 cpus, 100 * c->share);
 	else
@@ -257,7 +261,7 @@ static void diag_advise_culprits(struct diag_layer_res *L)
 			continue;
 
 		/* a task with a small part of the waits is not the cause */
-		if (c->from_trace && c->share < DIAG_TRACE_SHARE)
+		if (!diag_cause(c))
 			continue;
 
 		diag_culprit_doing(doing, sizeof(doing), c);

@@ -298,7 +298,8 @@ int diag_slow_cpus(struct diag_result *r)
 /* diag_cause - a culprit that counts as a cause, not one listed only */
 bool diag_cause(const struct diag_culprit *c)
 {
-	return !c->from_trace || c->share >= DIAG_TRACE_SHARE;
+	return !c->from_trace || c->share >= DIAG_TRACE_SHARE ||
+	       c->cpu_share >= DIAG_HOG_SHARE;
 }
 
 /*
@@ -402,14 +403,17 @@ int diag_cpu_users(struct diag_result *r, const struct diag_tasks *used)
 		double share = p->ns / (secs * 1e9);
 		bool dup = false;
 
-		if (L->nr_culprits == DIAG_MAX_CULPRITS ||
-		    share < DIAG_HOG_SHARE)
+		if (share < DIAG_HOG_SHARE)
 			break;
 		if (r->nr_slow && !cpuset_meets(&p->cpus, &r->slow))
 			continue;
 		for (k = 0; k < L->nr_culprits; k++)
-			dup |= L->culprits[k].tgid == p->tgid;
-		if (!dup)
+			if (L->culprits[k].tgid == p->tgid) {
+				/* the trace named it; /proc says how busy */
+				L->culprits[k].cpu_share = share;
+				dup = true;
+			}
+		if (!dup && L->nr_culprits < DIAG_MAX_CULPRITS)
 			diag_culprit_set(&L->culprits[L->nr_culprits++], p,
 					 false, share);
 	}

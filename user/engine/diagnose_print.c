@@ -465,6 +465,10 @@ static void diag_json_layer(struct json *j, const struct diag_result *r,
 		json_str(j, "source", c->from_trace ? "trace" : "cpu-time");
 		json_u64(j, "ns", c->ns);
 		json_double(j, "share", c->share);
+		if (c->cpu_share > 0)
+			json_double(j, "cpu_share", c->cpu_share);
+		else
+			json_null(j, "cpu_share");
 		diag_json_cpus(j, "cpus", &c->cpus);
 		json_bool(j, "miner", c->miner);
 		json_object_end(j);
