@@ -248,4 +248,27 @@ TEST_F(diag, a_tenth_of_the_wait_alone_is_no_cause)
 	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "kill 4243"));
 }
 
+/* The pid namespace's init holding the CPU: never "kill 1". */
+TEST_F(diag, init_is_not_killed)
+{
+	struct gl_trace_rec recs[10];
+	size_t i;
+
+	put_comm(self->root, 1, 1, "systemd");
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < ARRAY_SIZE(recs); i++)
+		add_culprit(wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP,
+				     20 * MS, 777, 770, "feeder"),
+			    1, 1, 19 * MS, "systemd");
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
+			       "it is the init of this pid namespace, which takes the host or the container down with it: never kill it"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "kill 1)"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "release it (kill 1"));
+}
+
 TEST_HARNESS_MAIN

@@ -144,6 +144,12 @@ static bool diag_is_kthread(int32_t pid)
 	       (flags & 0x00200000);	/* PF_KTHREAD */
 }
 
+/* diag_unkillable - a kernel thread, or the pid namespace's init */
+static bool diag_unkillable(int32_t pid)
+{
+	return pid == 1 || diag_is_kthread(pid);
+}
+
 /*
  * diag_advise_pair - one advice for the two top culprits when they are
  * alike (same name, same CPUs, both still there, neither a miner): two
@@ -162,8 +168,8 @@ static bool diag_advise_pair(struct diag_layer_res *L)
 	diag_cpus_text(cpus, sizeof(cpus), &a->cpus);
 	diag_cpus_text(cpus_b, sizeof(cpus_b), &b->cpus);
 	if (strcmp(cpus, cpus_b) || !diag_still_there(a, a->tgid) ||
-	    !diag_still_there(b, b->tgid) || diag_is_kthread(a->tgid) ||
-	    diag_is_kthread(b->tgid))
+	    !diag_still_there(b, b->tgid) || diag_unkillable(a->tgid) ||
+	    diag_unkillable(b->tgid))
 		return false;
 	if (a->from_trace)
 		snprintf(doing, sizeof(doing),
@@ -286,6 +292,10 @@ static void diag_advise_culprits(struct diag_layer_res *L)
 			diag_advise(L,
 				    "%s (pid %d) %s; it is a kernel thread, which no signal ends: find what keeps it busy (cat /proc/%d/stack a few times; perf top -p %d) and act on that, or keep the latency-sensitive threads off its CPUs.",
 				    comm, pid, doing, pid, pid);
+		else if (pid == 1)
+			diag_advise(L,
+				    "%s (pid 1) %s; it is the init of this pid namespace, which takes the host or the container down with it: never kill it; find what keeps it busy (perf top -p 1; its logs) and act on that, or keep the latency-sensitive threads off its CPUs.",
+				    comm, doing);
 		else if (c->miner)
 			diag_advise(L,
 				    "%s (pid %d) %s and has the name of a cryptominer: release it now (kill %d; kill -9 %d if it ignores that), then treat the host as compromised: find how it came, block its outbound connections, follow the security procedure.",
