@@ -310,9 +310,23 @@ GL_TP(block_rq_insert, gl_block_insert)
 }
 
 /*
- * block_rq_issue: most requests come here without an insert (no I/O
- * scheduler, or one that passed them on): their stamp is made by one
- * update that finds none, without a lookup before it
+ * gl_block_sched - whether @rq's queue has an I/O scheduler: its requests
+ * come inserted (a stamp to find), the others issued directly
+ */
+static __always_inline bool gl_block_sched(struct request *rq, bool btf)
+{
+	struct request_queue *q = btf ? rq->q : BPF_CORE_READ(rq, q);
+
+	if (!q)
+		return false;
+	return !!(btf ? q->elevator : BPF_CORE_READ(q, elevator));
+}
+
+/*
+ * block_rq_issue: on a queue without an I/O scheduler (NVMe's default) a
+ * request comes without an insert, and its stamp is made by one update
+ * that finds none, with no look-up before it; with a scheduler it has
+ * one, looked up first, and no stamp is made for nothing
  */
 GL_TP(block_rq_issue, gl_block_issue)
 {
@@ -322,19 +336,22 @@ GL_TP(block_rq_issue, gl_block_issue)
 	long err;
 
 	gl_hit(GPULAT_FAM_BLOCK, 3);
-	gl_block_stamp(rq, GL_BLOCK_ISSUED, now, &v, gl_btf);
-	err = bpf_map_update_elem(&block_flight, &ptr, &v, BPF_NOEXIST);
-	if (!err)
-		return 0;
-	e = err == -GL_EEXIST ? gl_flight_entry(&block_flight, ptr) : NULL;
-	if (!e) {
-		gl_count(GPULAT_FAM_BLOCK, GPULAT_BLOCK_FULL);
-		return 0;
+	if (!gl_block_sched(rq, gl_btf)) {
+		gl_block_stamp(rq, GL_BLOCK_ISSUED, now, &v, gl_btf);
+		err = bpf_map_update_elem(&block_flight, &ptr, &v,
+					  BPF_NOEXIST);
+		if (!err)
+			return 0;
+		if (err != -GL_EEXIST) {
+			gl_count(GPULAT_FAM_BLOCK, GPULAT_BLOCK_FULL);
+			return 0;
+		}
 	}
-	f = e->ts ? e : NULL;
+	e = gl_flight_entry(&block_flight, ptr);
+	f = e && e->ts ? e : NULL;
 	if (!f || f->aux == GL_BLOCK_ISSUED) {
-		/* released, not deleted; or issued again without an end */
-		gl_block_claimed(gl_flight_claim_at(&block_flight, ptr, e, &v));
+		/* issued without insert; or again, without requeue or end */
+		gl_block_start(rq, GL_BLOCK_ISSUED, now, e, gl_btf);
 		return 0;
 	}
 	gl_block_file(rq, f->key, GPULAT_BLOCK_QUEUE, f->ts, now, f->cg,
