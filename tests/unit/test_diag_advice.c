@@ -27,6 +27,26 @@ static void put_meminfo(const char *root, uint64_t total, uint64_t avail)
 
 #define GIB_KB	(1024ULL * 1024)
 
+/*
+ * held_by - 200 waits of 20 ms on CPU 1 whose 10 outlier records name
+ * task @pid @comm as holding the CPU for @ns of each
+ */
+static void held_by(FIXTURE_DATA(diag) *self, struct gl_trace_rec *recs,
+		    size_t nr, int32_t pid, uint64_t ns, const char *comm)
+{
+	size_t i;
+
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	memset(recs, 0, nr * sizeof(*recs));
+	for (i = 0; i < nr; i++)
+		add_culprit(wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP,
+				     20 * MS, 777, 770, "feeder"),
+			    pid, pid, ns, comm);
+	self->w.recs = recs;
+	self->w.nr_recs = nr;
+	self->w.trace_ok = true;
+}
+
 /* reclaim at a cgroup's limit with 22 of 24 GiB available: no shortage */
 TEST_F(diag, memcg_reclaim_is_not_host_shortage)
 {
@@ -129,17 +149,8 @@ TEST_F(diag, every_miner_pid_leads_the_advice)
 TEST_F(diag, no_miner_no_miner_advice)
 {
 	struct gl_trace_rec recs[10];
-	size_t i;
 
-	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
-	memset(recs, 0, sizeof(recs));
-	for (i = 0; i < ARRAY_SIZE(recs); i++)
-		add_culprit(wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP,
-				     20 * MS, 777, 770, "feeder"),
-			    4243, 4243, 19 * MS, "diaghog");
-	self->w.recs = recs;
-	self->w.nr_recs = ARRAY_SIZE(recs);
-	self->w.trace_ok = true;
+	held_by(self, recs, ARRAY_SIZE(recs), 4243, 19 * MS, "diaghog");
 	ASSERT_EQ(0, run(self, _metadata, NULL));
 	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "cryptominer"));
 	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "diaghog (pid 4243)"));
@@ -168,7 +179,6 @@ TEST_F(diag, kernel_thread_is_not_killed)
 {
 	struct gl_trace_rec recs[10];
 	char path[PATH_MAX];
-	size_t i;
 	FILE *f;
 
 	put_comm(self->root, 45, 45, "kdamond.0");
@@ -178,15 +188,7 @@ TEST_F(diag, kernel_thread_is_not_killed)
 	/* flags 0x208040: PF_KTHREAD among them; a ')' in the name */
 	fprintf(f, "45 (kdamond.0) S 2 0 0 0 -1 2129984 0 0 0 0 0 0\n");
 	fclose(f);
-	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
-	memset(recs, 0, sizeof(recs));
-	for (i = 0; i < ARRAY_SIZE(recs); i++)
-		add_culprit(wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP,
-				     20 * MS, 777, 770, "feeder"),
-			    45, 45, 19 * MS, "kdamond.0");
-	self->w.recs = recs;
-	self->w.nr_recs = ARRAY_SIZE(recs);
-	self->w.trace_ok = true;
+	held_by(self, recs, ARRAY_SIZE(recs), 45, 19 * MS, "kdamond.0");
 	ASSERT_EQ(0, run(self, _metadata, NULL));
 	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
 			       "it is a kernel thread, which no signal ends: find what keeps it busy (cat /proc/45/stack"));
@@ -233,17 +235,8 @@ TEST_F(diag, trace_and_cpu_time_agree_on_a_cause)
 TEST_F(diag, a_tenth_of_the_wait_alone_is_no_cause)
 {
 	struct gl_trace_rec recs[10];
-	size_t i;
 
-	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
-	memset(recs, 0, sizeof(recs));
-	for (i = 0; i < ARRAY_SIZE(recs); i++)
-		add_culprit(wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP,
-				     20 * MS, 777, 770, "feeder"),
-			    4243, 4243, 1500 * 1000, "diaghog");
-	self->w.recs = recs;
-	self->w.nr_recs = ARRAY_SIZE(recs);
-	self->w.trace_ok = true;
+	held_by(self, recs, ARRAY_SIZE(recs), 4243, 1500 * 1000, "diaghog");
 	ASSERT_EQ(0, run(self, _metadata, NULL));
 	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "kill 4243"));
 }
@@ -252,18 +245,9 @@ TEST_F(diag, a_tenth_of_the_wait_alone_is_no_cause)
 TEST_F(diag, init_is_not_killed)
 {
 	struct gl_trace_rec recs[10];
-	size_t i;
 
 	put_comm(self->root, 1, 1, "systemd");
-	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
-	memset(recs, 0, sizeof(recs));
-	for (i = 0; i < ARRAY_SIZE(recs); i++)
-		add_culprit(wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP,
-				     20 * MS, 777, 770, "feeder"),
-			    1, 1, 19 * MS, "systemd");
-	self->w.recs = recs;
-	self->w.nr_recs = ARRAY_SIZE(recs);
-	self->w.trace_ok = true;
+	held_by(self, recs, ARRAY_SIZE(recs), 1, 19 * MS, "systemd");
 	ASSERT_EQ(0, run(self, _metadata, NULL));
 	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
 			       "it is the init of this pid namespace, which takes the host or the container down with it: never kill it"));
