@@ -233,12 +233,13 @@ static void diag_advise_miners(struct diag_layer_res *L)
 	}
 	if (nlive)
 		diag_advise(L,
-			    "%s %s the name of a cryptominer and %s CPU time here: release %s now (kill%s; kill -9 if ignored), then treat the host as compromised: find how %s came, block outbound connections, follow the security procedure.%s%s",
+			    "%s %s the name of a cryptominer and %s CPU time here: release %s now (kill%s; kill -9 if ignored), then treat the host as compromised: find how %s came, block outbound connections, follow the security procedure.%s%s%s",
 			    live, nlive == 1 ? "has" : "have",
 			    L->miners[0].from_trace ? "took" : "used",
 			    nlive == 1 ? "it" : "them", kill_,
 			    nlive == 1 ? "it" : "they",
-			    ng ? " Gone already: " : "", gone);
+			    ng ? " Gone already: " : "", gone,
+			    ng ? "." : "");
 	else if (ng)
 		diag_advise(L,
 			    "%s had the name of a cryptominer and took CPU time here, but exited since: treat the host as compromised and follow the security procedure; do not kill what holds that pid now.",
