@@ -130,6 +130,21 @@ static __always_inline void gl_ghist_record(struct gl_bpf_hist *h,
  * maxima.  Two CPUs making one key
  * at once: one wins, both use it.
  */
+/*
+ * The zero value of a keyed family's new key, one for all of them: the
+ * kernel charges .rodata whole, and a zero per family cost 13 KB more.
+ * Room for GL_KEYED_NSER_MAX histograms (the block family's ten).
+ */
+#define GL_KEYED_NSER_MAX	10
+static const struct {
+	struct gl_bpf_key_hdr hdr;
+	struct gl_bpf_hist h[GL_KEYED_NSER_MAX];
+} gl_keyed_zero;
+
+/* no build where a value of type @t is larger than gl_keyed_zero */
+#define GL_ZERO_FITS(t)	\
+	((void)sizeof(char[1 - 2 * !!(sizeof(t) > sizeof(gl_keyed_zero))]))
+
 #define GL_KEYED(fam, famid, full, nser, nkeys)				\
 	enum { fam##_nser = (nser), fam##_nkeys = (nkeys) };		\
 	struct gl_keyed_##fam {						\
@@ -151,7 +166,6 @@ static __always_inline void gl_ghist_record(struct gl_bpf_hist *h,
 		__type(key, __u64);					\
 		__type(value, struct gl_kmax_##fam);			\
 	} fam##_kmax SEC(".maps");					\
-	static const struct gl_keyed_##fam fam##_zero;			\
 	static const struct gl_kmax_##fam fam##_kmax_zero;		\
 	static __always_inline struct gl_keyed_##fam *			\
 	fam##_key_get(__u64 key, bool *created,				\
@@ -161,6 +175,7 @@ static __always_inline void gl_ghist_record(struct gl_bpf_hist *h,
 		struct gl_kmax_##fam *m;				\
 		long e;							\
 									\
+		GL_ZERO_FITS(struct gl_keyed_##fam);			\
 		*created = false;					\
 		v = bpf_map_lookup_elem(&fam##_keys, &key);		\
 		m = bpf_map_lookup_elem(&fam##_kmax, &key);		\
@@ -172,7 +187,7 @@ static __always_inline void gl_ghist_record(struct gl_bpf_hist *h,
 					&fam##_kmax_zero, BPF_NOEXIST);	\
 		if (!e || e == -GL_EEXIST)				\
 			e = bpf_map_update_elem(&fam##_keys, &key,	\
-						&fam##_zero,		\
+						&gl_keyed_zero,		\
 						BPF_NOEXIST);		\
 		*created = !e;						\
 		v = bpf_map_lookup_elem(&fam##_keys, &key);		\

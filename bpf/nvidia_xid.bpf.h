@@ -19,8 +19,11 @@ struct {
 	__type(value, struct gl_bpf_events);
 } gl_events SEC(".maps");
 
-/* Xids seen since load, all CPUs (the module's nv_xid_next) */
-__u64 gl_nv_xids;
+/*
+ * Xids seen since load, all CPUs (the module's nv_xid_next); in .data,
+ * after the settings, as a .bss of its own would cost a page more
+ */
+__u64 gl_nv_xids SEC(".data");
 
 /* gl_nv_xid_trace - @ev to the trace, as the module's gpulat_trace_event() */
 static __always_inline void gl_nv_xid_trace(const struct gpulat_event *ev)
