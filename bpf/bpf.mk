@@ -12,7 +12,7 @@ BPFTOOL ?= bpftool
 BPF_BTF ?= /sys/kernel/btf/vmlinux
 BPF_OUT := build/bpf
 BPF_SRCS := $(wildcard bpf/*.bpf.c) $(wildcard bpf/*.bpf.h) bpf/gpulat_bpf.h \
-	    kmod/gpulat_hist.h kmod/uapi/gpulat.h
+	    kmod/gpulat_hist.h kmod/gpulat_hold.h kmod/uapi/gpulat.h
 BPF_OBJ := $(BPF_OUT)/gpulat.bpf.o
 BPF_SKEL := $(BPF_OUT)/gpulat.skel.h
 # -mcpu=v2: the instruction set of every kernel we support (5.10 has no

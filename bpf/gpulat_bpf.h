@@ -10,6 +10,7 @@
 #define _GPULAT_BPF_H
 
 #include "uapi/gpulat.h"
+#include "gpulat_hold.h"
 
 /* One histogram, as the module's struct gpulat_hist. */
 struct gl_bpf_hist {
@@ -141,6 +142,8 @@ struct gl_bpf_conf {
 	__u32 nr_readers;		/* rdr[] slots taken */
 	/* CLOCK_MONOTONIC since when the histories count (older: stale) */
 	__u64 since_ns;
+	/* the holders' checkpoint period (gpulat_hold.h), from gate[] */
+	__u64 hold_period;
 	/*
 	 * The tool's own state, kept here so that a pinned source keeps it
 	 * between commands: thresholds by family (ns, 0: not traced), the
@@ -218,8 +221,11 @@ struct gl_trace_act {
  * A record of the BPF ring buffer: the module's sample record (its
  * culprits, irq_ns, softirq_ns and other_ns not yet filled), and what the
  * tool fills them from: the histories kept (GL_KEEPS_*; 0 when the
- * sample is no CPU wait), since when they count, and the sample's CPU's
- * history when it ended.
+ * sample is no CPU wait), since when they count, the sample's CPU's
+ * history when it ended, and, for a wait longer than that history, its
+ * CPU's holders (gpulat_hold.h): the checkpoint picked for the wait's
+ * start (hold_ok: one was; hold_reached: it reaches back to the start)
+ * and the slots as they were at its end.
  */
 struct gl_bpf_rec {
 	struct gpulat_rec_sample s;
@@ -227,6 +233,10 @@ struct gl_bpf_rec {
 	__u32 pad;
 	__u64 since_ns;
 	struct gl_trace_act act;
+	__u32 hold_ok;
+	__u32 hold_reached;
+	struct gpulat_hold_ck hold_ck;
+	struct gpulat_hold_slot hold_slot[GPULAT_HOLD_SLOTS];
 };
 
 /* Timeline events (Xids) kept for the snapshot, a ring of this many. */

@@ -110,7 +110,7 @@ GL_TP(sched_switch, gl_switch, bool preempt, struct task_struct *prev, struct ta
 		gl_sched_end(next, next_pid, now);
 	/* after the check above: a wait's history ends before its end */
 	if (gl_trace_on())
-		gl_trace_switch(now, next_pid, next);
+		gl_trace_switch(now, prev_pid, next_pid, next);
 	return 0;
 }
 

@@ -24,6 +24,14 @@ struct {
 	__type(value, struct gl_trace_act);
 } gl_act SEC(".maps");
 
+/* Who held each CPU (gpulat_hold.h), apart: a record copies gl_act. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gpulat_hold);
+} gl_hold SEC(".maps");
+
 /* A reader's ring; the tool makes one per reader and puts it in gl_rings. */
 struct gl_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -146,15 +154,28 @@ static __always_inline struct gl_trace_act *gl_act_this(void)
 	return bpf_map_lookup_elem(&gl_act, &zero);
 }
 
-/* gl_trace_switch - @pid (task @t) got this CPU at @now */
-static __always_inline void gl_trace_switch(__u64 now, __s32 pid,
+/* gl_trace_switch - @pid (task @t) got this CPU from @prev at @now */
+static __always_inline void gl_trace_switch(__u64 now, __s32 prev, __s32 pid,
 					    struct task_struct *t)
 {
 	struct gl_trace_act *a = gl_act_this();
 	struct gl_trace_switch *s;
+	struct gpulat_hold *h;
+	__u64 from, since = gl_conf.since_ns;
+	__u32 zero = 0;
 
 	if (!a)
 		return;
+	/*
+	 * @prev had the CPU since its switch-in, or since the readers began
+	 * if that is older (no switch since then, or it would be there)
+	 */
+	s = &a->sw[(a->sw_pos - 1) & (GL_TRACE_SWITCHES - 1)];
+	from = s->t > since ? s->t : since;
+	h = bpf_map_lookup_elem(&gl_hold, &zero);
+	if (h)
+		gpulat_hold_credit(h, prev, s->pid == prev ? s->cg : 0, from,
+				   now, gl_conf.hold_period);
 	s = &a->sw[a->sw_pos++ & (GL_TRACE_SWITCHES - 1)];
 	s->t = now;
 	s->pid = pid;
@@ -176,6 +197,34 @@ static __always_inline void gl_trace_span(bool sirq, __u64 now, __u64 ns)
 		s = &a->irq[a->irq_pos++ & (GL_TRACE_IRQS - 1)];
 	s->end = now;
 	s->ns = ns;
+}
+
+/*
+ * gl_hold_pick - the holders of a wait from @start: when the history in
+ * @r does not reach back that far, the checkpoint for it and the slots
+ */
+static __always_inline void gl_hold_pick(struct gl_bpf_rec *r, __u64 start)
+{
+	const struct gpulat_hold_ck *c;
+	struct gpulat_hold *h;
+	__u32 zero = 0, n;
+	int reached;
+
+	n = r->act.sw_pos < GL_TRACE_SWITCHES ? r->act.sw_pos :
+						GL_TRACE_SWITCHES;
+	if (!n || r->act.sw[(r->act.sw_pos - n) &
+			    (GL_TRACE_SWITCHES - 1)].t <= start)
+		return;
+	h = bpf_map_lookup_elem(&gl_hold, &zero);
+	if (!h)
+		return;
+	c = gpulat_hold_pick(h, gl_conf.since_ns, start, &reached);
+	if (!c)
+		return;
+	r->hold_ck = *c;
+	__builtin_memcpy(r->hold_slot, h->slot, sizeof(r->hold_slot));
+	r->hold_reached = reached;
+	r->hold_ok = 1;
 }
 
 /*
@@ -252,10 +301,16 @@ static __noinline void gl_trace_sample(const struct gl_out *o)
 	r->keeps = hist ? gl_conf.keep_history : 0;
 	r->pad = 0;
 	r->since_ns = gl_conf.since_ns;
-	if (hist)
+	r->hold_ok = 0;
+	r->hold_reached = 0;
+	if (hist) {
 		bpf_probe_read_kernel(&r->act, sizeof(r->act), a);
-	else
+		if ((gl_conf.keep_history & GL_KEEPS_SWITCHES) &&
+		    o->latency_ns <= o->end_ns)
+			gl_hold_pick(r, o->end_ns - o->latency_ns);
+	} else {
 		__builtin_memset(&r->act, 0, sizeof(r->act.sw_pos) * 4);
+	}
 	gl_trace_out(cnt, r, sizeof(*r), o->family, o->latency_ns);
 out:
 	*nest = d;

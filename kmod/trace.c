@@ -56,6 +56,7 @@ u64 gpulat_trace_gate[GPULAT_FAM_MAX] = {
 int gpulat_trace_readers;
 u32 gpulat_trace_keeps;
 struct gpulat_trace_act __percpu *gpulat_trace_act;
+u64 gpulat_trace_hold_period = GPULAT_HOLD_MAX_NS;
 
 struct gpulat_ring __percpu *gpulat_trace_rings;
 u32 gpulat_trace_mask;			/* slots per ring - 1 */
@@ -98,6 +99,8 @@ void gpulat_trace_gate_update(void)
 		WRITE_ONCE(gpulat_trace_gate[f],
 			   gpulat_trace_readers && trace_threshold[f] ?
 			   trace_threshold[f] : U64_MAX);
+	WRITE_ONCE(gpulat_trace_hold_period,
+		   gpulat_hold_period(gpulat_trace_gate[GPULAT_FAM_SCHED]));
 }
 
 long gpulat_trace_threshold(u32 family, bool set, u64 *ns)
@@ -268,17 +271,15 @@ static bool trace_spans(const struct gpulat_trace_span *s, u32 pos,
 }
 
 /*
- * trace_culprits - who had this CPU during [@start, @end]: the switch
- * history newest first; each task's share summed, the top ones named
+ * trace_walk - who had this CPU during [@start, @end] by the switch
+ * history, newest first, into @who; false if it does not reach @start
  */
-static void trace_culprits(struct gpulat_rec_sample *s,
-			   struct gpulat_trace_act *a, u64 since, u64 start,
-			   u64 end)
+static bool trace_walk(const struct gpulat_trace_act *a, s32 waiter,
+		       u64 since, u64 start, u64 end,
+		       struct gpulat_hold_who *who, unsigned int *n)
 {
-	struct { s32 pid; u64 ns; } who[GPULAT_TRACE_SWITCHES];
-	unsigned int n = 0, i, j, k;
 	u64 upto = end, ns;
-	bool complete = false;
+	unsigned int i;
 
 	for (i = 1; i <= GPULAT_TRACE_SWITCHES && i <= a->sw_pos; i++) {
 		const struct gpulat_trace_switch *e =
@@ -292,37 +293,55 @@ static void trace_culprits(struct gpulat_rec_sample *s,
 		 * not the idle task, nor the waiter itself (its own switch-in,
 		 * filed first by the sched probe, ends an nvidia wait)
 		 */
-		if (ns && e->pid && e->pid != s->pid) {
-			for (j = 0; j < n && who[j].pid != e->pid; j++)
-				;
-			if (j == n) {
-				who[n].pid = e->pid;
-				who[n++].ns = 0;
-			}
-			who[j].ns += ns;
-		}
-		if (e->t <= start) {
-			complete = true;
-			break;
+		if (ns && e->pid && e->pid != waiter)
+			gpulat_hold_add(who, n, GPULAT_TRACE_SWITCHES, e->pid, 0,
+					ns);
+		if (e->t <= start)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * trace_culprits - who had this CPU during [@start, @end]: the switch
+ * history when it reaches back that far, else the holders' totals since
+ * the wait began (gpulat_hold.h); the top ones named
+ */
+static void trace_culprits(struct gpulat_rec_sample *s,
+			   const struct gpulat_trace_act *a, u64 since,
+			   u64 start, u64 end)
+{
+	struct gpulat_hold_who who[GPULAT_TRACE_SWITCHES];
+	const struct gpulat_trace_switch *cur;
+	const struct gpulat_hold_ck *c;
+	unsigned int n = 0, k;
+	u64 named = 0;
+	int reached;
+
+	BUILD_BUG_ON(GPULAT_TRACE_SWITCHES < GPULAT_HOLD_WHO);
+	if (!trace_walk(a, s->pid, since, start, end, who, &n)) {
+		c = gpulat_hold_pick(&a->hold, since, start, &reached);
+		cur = &a->sw[(a->sw_pos - 1) & (GPULAT_TRACE_SWITCHES - 1)];
+		if (c && a->sw_pos && cur->t >= since) {
+			n = gpulat_hold_who(a->hold.slot, c, start, end, s->pid,
+					    cur->pid, 0, cur->t, who);
+			if (!reached)
+				s->flags |= GPULAT_REC_F_PARTIAL;
+		} else {
+			s->flags |= GPULAT_REC_F_PARTIAL;
 		}
 	}
-	if (!complete)
-		s->flags |= GPULAT_REC_F_PARTIAL;
-	/* the largest shares, named; the idle task and the rest: other_ns */
-	for (k = 0; k < GPULAT_NR_CULPRITS && k < n; k++) {
+	n = gpulat_hold_top(who, n, GPULAT_NR_CULPRITS);
+	for (k = 0; k < n; k++) {
 		struct gpulat_culprit *c = &s->culprits[k];
 
-		for (i = k + 1, j = k; i < n; i++)
-			if (who[i].ns > who[j].ns)
-				j = i;
-		swap(who[k], who[j]);
 		c->pid = who[k].pid;
 		c->ns = who[k].ns;
+		named += c->ns;
 		trace_name(c->pid, &c->tgid, c->comm, &s->culprit_cgroup[k]);
 	}
 	s->nr_culprits = k;
-	s->other_ns = end - start - (s->culprits[0].ns + s->culprits[1].ns +
-				     s->culprits[2].ns);
+	s->other_ns = end - start > named ? end - start - named : 0;
 	s->flags |= GPULAT_REC_F_CULPRITS;
 }
 
@@ -376,13 +395,13 @@ void gpulat_trace_sample(u32 family, u32 series, u64 key, u64 end_ns,
 		if (keeps & GPULAT_KEEPS_IRQ) {
 			if (!trace_spans(a->irq, a->irq_pos, since, start, end_ns,
 					 &s->irq_ns))
-				s->flags |= GPULAT_REC_F_PARTIAL;
+				s->flags |= GPULAT_REC_F_SPANS_PARTIAL;
 			s->flags |= GPULAT_REC_F_IRQ_TIME;
 		}
 		if (keeps & GPULAT_KEEPS_SOFTIRQ) {
 			if (!trace_spans(a->sirq, a->sirq_pos, since, start,
 					 end_ns, &s->softirq_ns))
-				s->flags |= GPULAT_REC_F_PARTIAL;
+				s->flags |= GPULAT_REC_F_SPANS_PARTIAL;
 			s->flags |= GPULAT_REC_F_SOFTIRQ_TIME;
 		}
 		local_irq_restore(irqflags);

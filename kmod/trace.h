@@ -17,6 +17,7 @@
 #include <linux/types.h>
 
 #include "gpulat.h"
+#include "gpulat_hold.h"
 
 /* Entries of the per-CPU histories (powers of two). */
 #define GPULAT_TRACE_SWITCHES	16
@@ -39,6 +40,7 @@ struct gpulat_trace_act {
 	struct gpulat_trace_switch sw[GPULAT_TRACE_SWITCHES];
 	struct gpulat_trace_span irq[GPULAT_TRACE_IRQS];
 	struct gpulat_trace_span sirq[GPULAT_TRACE_IRQS];
+	struct gpulat_hold hold;	/* who held it, for longer waits */
 };
 
 /* Effective thresholds, ns by family: U64_MAX while nobody reads. */
@@ -54,6 +56,10 @@ extern int gpulat_trace_readers;
 #define GPULAT_KEEPS_SOFTIRQ	0x4	/* softirq time: sirq[] */
 extern u32 gpulat_trace_keeps;
 extern struct gpulat_trace_act __percpu *gpulat_trace_act;
+/* the holders' checkpoint period (gpulat_hold.h), from the thresholds */
+extern u64 gpulat_trace_hold_period;
+/* when the histories began: the first reader since none (0: never) */
+extern u64 gpulat_trace_since;
 
 static __always_inline bool gpulat_trace_over(u32 family, u64 ns)
 {
@@ -66,12 +72,25 @@ static __always_inline bool gpulat_trace_on(void)
 	return unlikely(READ_ONCE(gpulat_trace_readers));
 }
 
-/* gpulat_trace_switch - @pid got this CPU at @now (interrupts off) */
-static __always_inline void gpulat_trace_switch(u64 now, pid_t pid)
+/*
+ * gpulat_trace_switch - @pid got this CPU from @prev at @now (interrupts
+ * off)
+ */
+static __always_inline void gpulat_trace_switch(u64 now, pid_t prev,
+						pid_t pid)
 {
 	struct gpulat_trace_act *a = this_cpu_ptr(gpulat_trace_act);
 	struct gpulat_trace_switch *s;
+	u64 from, since = READ_ONCE(gpulat_trace_since);
 
+	/*
+	 * @prev had the CPU since its switch-in, or since the readers began
+	 * if that is older (no switch since then, or it would be there)
+	 */
+	s = &a->sw[(a->sw_pos - 1) & (GPULAT_TRACE_SWITCHES - 1)];
+	from = s->t > since ? s->t : since;
+	gpulat_hold_credit(&a->hold, prev, 0, from, now,
+			   READ_ONCE(gpulat_trace_hold_period));
 	s = &a->sw[a->sw_pos++ & (GPULAT_TRACE_SWITCHES - 1)];
 	s->t = now;
 	s->pid = pid;

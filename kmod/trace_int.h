@@ -36,8 +36,6 @@ extern u32 gpulat_trace_mask;		/* slots per ring - 1 */
 extern struct mutex gpulat_trace_lock;
 extern struct wait_queue_head gpulat_trace_wq;
 extern atomic64_t gpulat_trace_lost_total;
-/* when the histories began: the first reader since none (0: never) */
-extern u64 gpulat_trace_since;
 
 void gpulat_trace_gate_update(void);
 int gpulat_trace_alloc(void);

@@ -22,7 +22,7 @@
 
 /* A reader refuses a different major; minors only add. */
 #define GPULAT_ABI_MAJOR	1
-#define GPULAT_ABI_MINOR	3
+#define GPULAT_ABI_MINOR	4
 
 #define GPULAT_DEVICE_PATH	"/dev/gpulat"
 
@@ -484,8 +484,10 @@ struct gpulat_culprit {
 #define GPULAT_REC_F_CULPRITS	0x1	/* culprits and other_ns are valid */
 #define GPULAT_REC_F_IRQ_TIME	0x2	/* irq_ns is valid (irq family on) */
 #define GPULAT_REC_F_SOFTIRQ_TIME 0x4	/* softirq_ns is valid (softirq on) */
-#define GPULAT_REC_F_PARTIAL	0x8	/* history shorter than the wait */
+#define GPULAT_REC_F_PARTIAL	0x8	/* culprits: not back to the wait's start */
 #define GPULAT_REC_F_CGROUP	0x10	/* cgroup_id, culprit_cgroup valid (1.3) */
+/* irq_ns, softirq_ns: history shorter than the wait (1.4; before: PARTIAL) */
+#define GPULAT_REC_F_SPANS_PARTIAL 0x20
 
 /*
  * One sample at or over its family's threshold: the latency that ended at

@@ -257,6 +257,108 @@ TEST(hog_named_as_culprit)
 	close(fd);
 }
 
+/*
+ * spawn_pingpong - two children on @cpu, "gl_ping" and "gl_pong", that
+ * bounce a byte through two pipes: a switch per hop, thousands a second
+ */
+static void spawn_pingpong(int cpu, pid_t pid[2])
+{
+	int a[2], b[2], i;
+	char c = 0;
+
+	if (pipe(a) || pipe(b)) {
+		pid[0] = pid[1] = -1;
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		pid[i] = fork();
+		if (pid[i])
+			continue;
+		pin_self(cpu);
+		prctl(PR_SET_NAME, i ? "gl_pong" : "gl_ping");
+		if (!i && write(a[1], &c, 1) != 1)
+			_exit(92);
+		for (;;)
+			if (read(i ? a[0] : b[0], &c, 1) != 1 ||
+			    write(i ? b[1] : a[1], &c, 1) != 1)
+				_exit(93);
+	}
+	close(a[0]);
+	close(a[1]);
+	close(b[0]);
+	close(b[1]);
+}
+
+/*
+ * The whole wait: behind a hog and a ping-pong pair (hundreds of switches
+ * in one wait, far more than the switch history holds), a nice-19
+ * sleeper's waits are credited to the three for at least 90% of their
+ * time, and each record reaches back to its wait's start: every wait up
+ * to 256 thresholds, as far as the holders' checkpoints reach
+ * (kmod/gpulat_hold.h); a longer one is named for its last 256.
+ */
+TEST(whole_wait_named)
+{
+	const uint64_t threshold = 1000000, reach = 256 * threshold;
+	uint64_t lat_sum = 0, known = 0, named = 0;
+	size_t i, k, mine = 0, partial = 0, beyond = 0;
+	pid_t hog, pp[2], victim;
+	int fd;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) <= VICTIM_CPU)
+		SKIP(return, "needs %d CPUs", VICTIM_CPU + 1);
+	pin_self(0);
+	fd = open_reader();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set_threshold(fd, GPULAT_FAM_SCHED, threshold));
+	hog = vm_spawn(VICTIM_CPU, "gl_hog", 0, 0);
+	spawn_pingpong(VICTIM_CPU, pp);
+	victim = vm_spawn(VICTIM_CPU, "gl_victim", 19, SLEEP_US);
+	memset(&recs, 0, sizeof(recs));
+	collect_for(fd, 3000, 10000, victim, 20, &recs);
+	vm_stop(victim);
+	vm_stop(pp[0]);
+	vm_stop(pp[1]);
+	vm_stop(hog);
+	ASSERT_EQ(0, set_threshold(fd, GPULAT_FAM_SCHED, 5000000));
+
+	for (i = 0; i < recs.n; i++) {
+		const struct gpulat_rec_sample *s = &recs.r[i].u.sample;
+
+		if (recs.r[i].type != GPULAT_REC_SAMPLE || s->pid != victim ||
+		    strcmp(s->comm, "gl_victim"))
+			continue;
+		EXPECT_GE(s->latency_ns, s->culprits[0].ns +
+			  s->culprits[1].ns + s->culprits[2].ns);
+		EXPECT_EQ(s->latency_ns - s->culprits[0].ns -
+			  s->culprits[1].ns - s->culprits[2].ns, s->other_ns);
+		if (s->latency_ns > reach) {
+			beyond++;
+			EXPECT_TRUE(s->flags & GPULAT_REC_F_PARTIAL);
+			continue;
+		}
+		mine++;
+		lat_sum += s->latency_ns;
+		partial += !!(s->flags & GPULAT_REC_F_PARTIAL);
+		for (k = 0; k < s->nr_culprits; k++) {
+			named += s->culprits[k].ns;
+			if (s->culprits[k].pid == hog ||
+			    s->culprits[k].pid == pp[0] ||
+			    s->culprits[k].pid == pp[1])
+				known += s->culprits[k].ns;
+		}
+	}
+	TH_LOG("%zu of the victim's records within reach, %zu partial (%zu beyond); named %.1f%% of %.1f ms, the three %.1f%%",
+	       mine, partial, beyond, lat_sum ? 100.0 * named / lat_sum : 0,
+	       lat_sum / 1e6, lat_sum ? 100.0 * known / lat_sum : 0);
+	EXPECT_LE(10, mine);
+	/* the first wait may have begun before the reader opened */
+	EXPECT_GE(1, partial);
+	/* the hog and the pair held the CPU: named for >= 90% of the waits */
+	EXPECT_LE(lat_sum / 10 * 9, known);
+	close(fd);
+}
+
 /* read_irq - the IRQ number of @name in /proc/interrupts, or -1 */
 static int read_irq(const char *name)
 {

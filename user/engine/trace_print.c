@@ -168,7 +168,9 @@ void trace_print_text(FILE *f, const struct gl_trace_rec *r,
 		fprintf(f, ", softirq %s",
 			units_ns(a, sizeof(a), s->softirq_ns));
 	if (s->flags & GPULAT_REC_F_PARTIAL)
-		fputs(" (history shorter than the wait)", f);
+		fputs(" (culprits: history shorter than the wait)", f);
+	if (s->flags & GPULAT_REC_F_SPANS_PARTIAL)
+		fputs(" (irq time: history shorter than the wait)", f);
 	fputc('\n', f);
 }
 
@@ -282,6 +284,8 @@ void trace_print_json(FILE *f, const struct gl_trace_rec *r,
 		if (s->flags & GPULAT_REC_F_SOFTIRQ_TIME)
 			json_u64(&j, "softirq_ns", s->softirq_ns);
 		json_bool(&j, "partial", s->flags & GPULAT_REC_F_PARTIAL);
+		json_bool(&j, "irq_partial",
+			  s->flags & GPULAT_REC_F_SPANS_PARTIAL);
 	}
 	json_object_end(&j);
 	json_end(&j);

@@ -100,18 +100,16 @@ static bool bs_spans(const struct gl_trace_span *ring, uint32_t pos,
 }
 
 /*
- * bs_culprits - who had the CPU during [@start, @end]: the switch
- * history newest first, each task's share summed, the top ones named.
- * (The module's trace_culprits().)
+ * bs_walk - who had the CPU during [@start, @end] by the switch history,
+ * newest first, into @who; false if it does not reach @start.  (The
+ * module's trace_walk().)
  */
-static void bs_culprits(struct gl_bpf *b, struct gpulat_rec_sample *s,
-			const struct gl_trace_act *a, uint64_t since,
-			uint64_t start, uint64_t end)
+static bool bs_walk(const struct gl_trace_act *a, int32_t waiter,
+		    uint64_t since, uint64_t start, uint64_t end,
+		    struct gpulat_hold_who *who, unsigned int *n)
 {
-	struct { int32_t pid; uint64_t ns, cg; } who[GL_TRACE_SWITCHES], t;
-	unsigned int n = 0, i, j, k;
 	uint64_t upto = end, ns;
-	bool complete = false;
+	unsigned int i;
 
 	for (i = 1; i <= GL_TRACE_SWITCHES && i <= a->sw_pos; i++) {
 		const struct gl_trace_switch *e =
@@ -122,42 +120,58 @@ static void bs_culprits(struct gl_bpf *b, struct gpulat_rec_sample *s,
 		ns = bs_overlap(e->t, upto, start, end);
 		upto = e->t;
 		/* not the idle task, nor the waiter itself */
-		if (ns && e->pid && e->pid != s->pid) {
-			for (j = 0; j < n && who[j].pid != e->pid; j++)
-				;
-			if (j == n) {
-				who[n].pid = e->pid;
-				who[n].cg = e->cg;
-				who[n++].ns = 0;
-			}
-			who[j].ns += ns;
-		}
-		if (e->t <= start) {
-			complete = true;
-			break;
+		if (ns && e->pid && e->pid != waiter)
+			gpulat_hold_add(who, n, GL_TRACE_SWITCHES, e->pid,
+					e->cg, ns);
+		if (e->t <= start)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * bs_culprits - who had the CPU during [@start, @end]: the switch
+ * history when it reaches back that far, else the holders the record
+ * carries (gpulat_hold.h); the top ones named.  (The module's
+ * trace_culprits().)
+ */
+static void bs_culprits(struct gl_bpf *b, struct gpulat_rec_sample *s,
+			const struct gl_bpf_rec *r, uint64_t start,
+			uint64_t end)
+{
+	struct gpulat_hold_who who[GL_TRACE_SWITCHES];
+	const struct gl_trace_act *a = &r->act;
+	const struct gl_trace_switch *cur;
+	unsigned int n = 0, k;
+	uint64_t named = 0;
+
+	_Static_assert(GL_TRACE_SWITCHES >= GPULAT_HOLD_WHO, "who[]");
+	if (!bs_walk(a, s->pid, r->since_ns, start, end, who, &n)) {
+		cur = &a->sw[(a->sw_pos - 1) & (GL_TRACE_SWITCHES - 1)];
+		if (r->hold_ok && a->sw_pos && cur->t >= r->since_ns) {
+			n = gpulat_hold_who(r->hold_slot, &r->hold_ck, start,
+					    end, s->pid, cur->pid, cur->cg,
+					    cur->t, who);
+			if (!r->hold_reached)
+				s->flags |= GPULAT_REC_F_PARTIAL;
+		} else {
+			s->flags |= GPULAT_REC_F_PARTIAL;
 		}
 	}
-	if (!complete)
-		s->flags |= GPULAT_REC_F_PARTIAL;
-	for (k = 0; k < GPULAT_NR_CULPRITS && k < n; k++) {
+	n = gpulat_hold_top(who, n, GPULAT_NR_CULPRITS);
+	for (k = 0; k < n; k++) {
 		struct gpulat_culprit *c = &s->culprits[k];
 
-		for (i = k + 1, j = k; i < n; i++)
-			if (who[i].ns > who[j].ns)
-				j = i;
-		t = who[k];
-		who[k] = who[j];
-		who[j] = t;
 		c->pid = who[k].pid;
 		c->ns = who[k].ns;
+		named += c->ns;
 		/* its cgroup at its latest switch-in in the wait */
 		s->culprit_cgroup[k] = who[k].cg;
 		procname_get(&b->names, c->pid, gl_bpf_now_ns(), &c->tgid,
 			     c->comm);
 	}
 	s->nr_culprits = k;
-	s->other_ns = end - start - (s->culprits[0].ns + s->culprits[1].ns +
-				     s->culprits[2].ns);
+	s->other_ns = end - start > named ? end - start - named : 0;
 	s->flags |= GPULAT_REC_F_CULPRITS;
 }
 
@@ -171,17 +185,17 @@ static void bs_explain(struct gl_bpf *b, struct gpulat_rec_sample *s,
 		return;
 	start = end - s->latency_ns;
 	if (r->keeps & GL_KEEPS_SWITCHES)
-		bs_culprits(b, s, &r->act, r->since_ns, start, end);
+		bs_culprits(b, s, r, start, end);
 	if (r->keeps & GL_KEEPS_IRQ) {
 		if (!bs_spans(r->act.irq, r->act.irq_pos, r->since_ns, start,
 			      end, &s->irq_ns))
-			s->flags |= GPULAT_REC_F_PARTIAL;
+			s->flags |= GPULAT_REC_F_SPANS_PARTIAL;
 		s->flags |= GPULAT_REC_F_IRQ_TIME;
 	}
 	if (r->keeps & GL_KEEPS_SOFTIRQ) {
 		if (!bs_spans(r->act.sirq, r->act.sirq_pos, r->since_ns, start,
 			      end, &s->softirq_ns))
-			s->flags |= GPULAT_REC_F_PARTIAL;
+			s->flags |= GPULAT_REC_F_SPANS_PARTIAL;
 		s->flags |= GPULAT_REC_F_SOFTIRQ_TIME;
 	}
 }
@@ -303,6 +317,7 @@ void gl_bpf_readers_fix(struct gl_bpf *b, struct gl_bpf_conf *c)
 		if (c->nr_readers && on)
 			c->keep_history |= fam_keeps[f];
 	}
+	c->hold_period = gpulat_hold_period(c->gate[GPULAT_FAM_SCHED]);
 	if (c->nr_readers && !was)
 		c->since_ns = gl_bpf_now_ns();
 }
