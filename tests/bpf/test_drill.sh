@@ -37,6 +37,8 @@ j "diagnose ranked the scheduler first and named the hog" \
 	"d['diagnose']['top_layer'] == 'scheduler' and d['diagnose']['culprit_named']"
 j "the first outlier came within the drill (ms)" \
 	"0 < d['detection']['first_after_ns'] < 3e9"
+j "the diagnosis so far was right within 5 s of the injection" \
+	"0 < (d['detection']['verdict_after_ns'] or 0) <= 5e9"
 clean_after "drill cpu"
 
 run_drill net -d 3
@@ -47,6 +49,8 @@ else
 	j "drill net passes (exit $RC)" "d['verdict'] == 'pass' and $RC == 0"
 	j "diagnose ranked the network first and named the drill's veth" \
 		"d['diagnose']['top_layer'] == 'network' and d['diagnose']['culprit'].startswith('gldA') and d['diagnose']['culprit_named']"
+	j "the diagnosis so far was right within 5 s of the injection" \
+		"0 < (d['detection']['verdict_after_ns'] or 0) <= 5e9"
 fi
 clean_after "drill net"
 

@@ -28,6 +28,13 @@ drill() {
 	sed 's/^/# /' $OUT /tmp/drill.err
 }
 has() { grep -q "$1" $OUT; }
+# in_time: the diagnosis so far was right within 5 s of the injection
+# (the drill asks it every 0.5 s while the fault is in place)
+in_time() {
+	v=$(sed -n 's/.*"verdict_after_ns":\([0-9]*\).*/\1/p' $OUT)
+	[ -n "$v" ] && [ "$v" -le 5000000000 ]
+}
+
 # left: what a drill may have left behind, listed
 left() {
 	ls -d /sys/kernel/config/nullb/gpulat-drill-* 2>/dev/null
@@ -38,7 +45,7 @@ left() {
 clean() { test -z "$(left)"; }
 
 echo "TAP version 13"
-echo "1..20"
+echo "1..23"
 modprobe veth 2>/dev/null
 modprobe sch_netem 2>/dev/null
 thr0=$(cat $P/sched_threshold_us)
@@ -49,6 +56,7 @@ check "its JSON: version 1, verdict pass, the hog named" \
 	sh -c "grep -q '\"version\":1,\"drill\":\"cpu\",\"verdict\":\"pass\"' $OUT &&
 	       grep -q '\"culprit_named\":true' $OUT"
 check "diagnose ranked the scheduler first" has '"top_layer":"scheduler"'
+check "the verdict so far was right within 5 s" in_time
 check "the sched threshold is back to $thr0 us" \
 	test "$(cat $P/sched_threshold_us)" = "$thr0"
 check "nothing left after drill cpu" clean
@@ -60,6 +68,7 @@ check "drill disk passes (exit 0)" test "$rc" -eq 0
 check "diagnose ranked storage first, naming the drill's device" \
 	sh -c "grep -q '\"top_layer\":\"storage\"' $OUT &&
 	       grep -q '\"culprit_named\":true' $OUT"
+check "the verdict so far was right within 5 s" in_time
 check "nothing left after drill disk" clean
 if [ $loaded = 0 ]; then
 	check "null_blk, loaded by the drill, is unloaded again" \
@@ -74,6 +83,7 @@ check "diagnose ranked the network first, naming the drill's veth" \
 	sh -c "grep -q '\"top_layer\":\"network\"' $OUT &&
 	       grep -q '\"culprit\":\"gldA' $OUT &&
 	       grep -q '\"culprit_named\":true' $OUT"
+check "the verdict so far was right within 5 s" in_time
 check "nothing left after drill net" clean
 
 drill irq

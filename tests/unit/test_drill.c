@@ -239,6 +239,44 @@ TEST(verdicts)
 	ASSERT_NE(NULL, strstr(d.reason, "not everything"));
 }
 
+/* drill_right: the test the drill asks of the diagnosis so far */
+TEST(right_so_far)
+{
+	struct diag_result *r;
+	struct drill d;
+
+	fake_drill(&d, DRILL_CPU);
+	r = fake_result(DIAG_SCHED, true, 20, GPULAT_FAM_SCHED, 0);
+	drill_observe(&d.seen, &d.expect, r);
+	diag_free(r);
+	EXPECT_TRUE(drill_right(&d.seen, &d.expect));
+	/* the right layer, another culprit */
+	r = fake_result(DIAG_SCHED, true, 21, GPULAT_FAM_SCHED, 0);
+	drill_observe(&d.seen, &d.expect, r);
+	diag_free(r);
+	EXPECT_FALSE(drill_right(&d.seen, &d.expect));
+	/* the right layer, not abnormal yet */
+	r = fake_result(DIAG_SCHED, false, 20, GPULAT_FAM_SCHED, 0);
+	drill_observe(&d.seen, &d.expect, r);
+	diag_free(r);
+	EXPECT_FALSE(drill_right(&d.seen, &d.expect));
+	/* another layer first */
+	r = fake_result(DIAG_MEMORY, true, 20, GPULAT_FAM_MM, 0);
+	drill_observe(&d.seen, &d.expect, r);
+	diag_free(r);
+	EXPECT_FALSE(drill_right(&d.seen, &d.expect));
+	/* a disk drill: the right key */
+	fake_drill(&d, DRILL_DISK);
+	r = fake_result(DIAG_STORAGE, true, 0, GPULAT_FAM_BLOCK, 99);
+	drill_observe(&d.seen, &d.expect, r);
+	diag_free(r);
+	EXPECT_TRUE(drill_right(&d.seen, &d.expect));
+	r = fake_result(DIAG_STORAGE, true, 0, GPULAT_FAM_BLOCK, 98);
+	drill_observe(&d.seen, &d.expect, r);
+	diag_free(r);
+	EXPECT_FALSE(drill_right(&d.seen, &d.expect));
+}
+
 static int undo_count;
 
 static int undo_ok(struct drill_undo *u)
@@ -443,6 +481,13 @@ TEST(json_report)
 	t = render(&d);
 	ASSERT_EQ(0, check_json(t, "pass"));
 	ASSERT_NE(NULL, strstr(t, "\"first_after_ns\":5000000"));
+	/* never right while the fault lasted: null, and how often asked */
+	ASSERT_NE(NULL, strstr(t, "\"verdict_after_ns\":null,\"verdict_checks\":0"));
+	free(t);
+	d.seen.right_ns = 1500000000;
+	d.seen.nr_steps = 3;
+	t = render(&d);
+	ASSERT_NE(NULL, strstr(t, "\"verdict_after_ns\":1500000000,\"verdict_checks\":3"));
 	ASSERT_NE(NULL, strstr(t, "\"culprit\":\"pid 20\",\"culprit_named\":true"));
 	free(t);
 	/* skipped before anything: no fault, nothing made */

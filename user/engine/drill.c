@@ -146,16 +146,74 @@ static void drill_keep(const struct gl_trace_rec *r, void *arg)
 	w->recs[w->nr_recs++] = *r;
 }
 
-/* drill_watch - read the trace until the duration is over or a signal */
+/*
+ * drill_analyze - diagnose @w (its end and window taken), the tasks' CPU
+ * time counted from @t0; what it says of the drill into @seen.  0, or
+ * -errno
+ */
+static int drill_analyze(struct drill *d, struct watch *w,
+			 const struct diag_tasks *t0, struct drill_seen *seen)
+{
+	struct diag_tasks t1 = { 0 }, used = { 0 };
+	struct diag_result *r = NULL;
+	bool have_used;
+	int ret;
+
+	w->duration_s = (drill_now_ns() - d->inject_ns) / 1e9;
+	have_used = !diag_tasks_read(&t1) && !diag_tasks_delta(t0, &t1, &used);
+	ret = diag_analyze_tasks(w, have_used ? &used : NULL, &r);
+	diag_tasks_free(&t1);
+	diag_tasks_free(&used);
+	if (ret)
+		return ret;
+	drill_observe(seen, &d->expect, r);
+	diag_free(r);
+	return 0;
+}
+
+/*
+ * drill_step - the verdict over the window so far, the diagnosis a user
+ * would get now: when it is first right, the time from the injection
+ */
+static void drill_step(struct drill *d, struct gl_source *src,
+		       const struct watch *w, const struct diag_tasks *t0)
+{
+	struct drill_seen seen = d->seen;
+	struct watch now = *w;	/* the records and start are shared */
+	char msg[160];
+
+	d->seen.nr_steps++;
+	now.end = now.window = NULL;
+	if (!gl_source_snapshot(src, &now.end, msg, sizeof(msg)) &&
+	    !gl_snapshot_diff(w->start, now.end, &now.window) &&
+	    !drill_analyze(d, &now, t0, &seen) &&
+	    drill_right(&seen, &d->expect))
+		d->seen.right_ns = drill_now_ns() - d->inject_ns;
+	gl_snapshot_free(now.window);
+	gl_snapshot_free(now.end);
+}
+
+/*
+ * drill_watch - read the trace until the duration is over or a signal;
+ * every DRILL_STEP_NS, the verdict so far until it is right
+ */
 static void drill_watch(struct drill *d, struct gl_source *src,
-			struct watch *w)
+			struct watch *w, const struct diag_tasks *t0)
 {
 	uint64_t end = d->inject_ns + (uint64_t)(d->duration_s * 1e9), now;
+	uint64_t step = d->inject_ns + DRILL_STEP_NS;
 	struct pollfd p;
 	int ms;
 
 	while (!watch_stopped() && (now = drill_now_ns()) < end) {
-		ms = (end - now) / 1000000 + 1;
+		if (now >= step && !d->seen.right_ns) {
+			watch_read_trace(src, w, drill_keep, w, stderr);
+			drill_step(d, src, w, t0);
+			step = now + DRILL_STEP_NS;
+			continue;
+		}
+		ms = ((d->seen.right_ns || end < step ? end : step) - now) /
+		     1000000 + 1;
 		p.fd = gl_source_poll_fd(src);
 		p.events = POLLIN;
 		p.revents = 0;
@@ -169,10 +227,7 @@ static void drill_watch(struct drill *d, struct gl_source *src,
 static void drill_diagnose(struct drill *d, struct gl_source *src,
 			   struct watch *w, struct diag_tasks *t0)
 {
-	struct diag_tasks t1 = { 0 }, used = { 0 };
-	struct diag_result *r = NULL;
 	char msg[160];
-	bool have_used;
 	int ret;
 
 	ret = gl_source_snapshot(src, &w->end, msg, sizeof(msg));
@@ -183,17 +238,11 @@ static void drill_diagnose(struct drill *d, struct gl_source *src,
 			  strerror(-ret));
 		return;
 	}
-	w->duration_s = (drill_now_ns() - d->inject_ns) / 1e9;
-	have_used = !diag_tasks_read(&t1) && !diag_tasks_delta(t0, &t1, &used);
-	ret = diag_analyze_tasks(w, have_used ? &used : NULL, &r);
-	diag_tasks_free(&t1);
-	diag_tasks_free(&used);
+	ret = drill_analyze(d, w, t0, &d->seen);
 	if (ret) {
 		drill_set(d, DRILL_FAIL, "diagnose: %s", strerror(-ret));
 		return;
 	}
-	drill_observe(&d->seen, &d->expect, r);
-	diag_free(r);
 	drill_scan(&d->seen, &d->expect, w->recs, w->nr_recs, d->inject_ns);
 }
 
@@ -229,7 +278,7 @@ void drill_run(struct drill *d, struct gl_source *src)
 	d->inject_ns = drill_now_ns();
 	if (ops->inject(d))
 		goto out;
-	drill_watch(d, src, &w);
+	drill_watch(d, src, &w, &t0);
 	drill_unwind(&d->undo, true);
 	watch_read_trace(src, &w, drill_keep, &w, stderr);
 	d->fault_s = (drill_now_ns() - d->inject_ns) / 1e9;

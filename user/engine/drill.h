@@ -115,7 +115,17 @@ struct drill_seen {
 	bool key_named;		/* the key in the top layer's evidence */
 	char top_culprit[64];	/* what it named first: "comm (pid N)" */
 	char top_where[192];	/* its first evidence: "block.read.device nullb0" */
+	/*
+	 * the verdict as the fault went on, every DRILL_STEP_NS over the
+	 * window so far: when it first ranked the right layer first with
+	 * the culprit (0: never), and how often it was tried
+	 */
+	uint64_t right_ns;
+	uint32_t nr_steps;
 };
+
+/* How often a drill asks for the verdict while the fault is in place. */
+#define DRILL_STEP_NS	500000000ULL
 
 struct drill {
 	enum drill_kind kind;
@@ -179,6 +189,11 @@ void drill_observe(struct drill_seen *seen, const struct drill_expect *e,
 		   const struct diag_result *r);
 /* drill_judge - the verdict of a drill that ran, from d->seen */
 void drill_judge(struct drill *d);
+/*
+ * drill_right - whether @s (one diagnosis) ranks @e's layer first,
+ * abnormal, naming its culprit or key where @e has one
+ */
+bool drill_right(const struct drill_seen *s, const struct drill_expect *e);
 
 /* drill_print.c */
 void drill_print_text(FILE *f, const struct drill *d);

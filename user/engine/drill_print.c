@@ -53,6 +53,13 @@ void drill_print_text(FILE *f, const struct drill *d)
 				diag_layer_name(d->expect.layer),
 				s->top_culprit[0] ? s->top_culprit : "nobody",
 				s->top_where[0] ? s->top_where : "none");
+		if (s->right_ns)
+			fprintf(f, "  right by:  %.1f s after the injection (the diagnosis so far, asked every %.1f s: %u times)\n",
+				s->right_ns / 1e9, DRILL_STEP_NS / 1e9,
+				s->nr_steps);
+		else
+			fprintf(f, "  right by:  never while the fault was in place (the diagnosis so far, asked every %.1f s: %u times)\n",
+				DRILL_STEP_NS / 1e9, s->nr_steps);
 	}
 	if (d->undo.n) {
 		fprintf(f, "  restored:  %s\n", drill_restored(&d->undo) ?
@@ -146,6 +153,12 @@ void drill_print_json(FILE *f, const struct drill *d)
 		json_u64(&j, "first_after_ns", s->first_ns - d->inject_ns);
 	else
 		json_null(&j, "first_after_ns");
+	/* the verdict so far, every DRILL_STEP_NS: when it was first right */
+	if (s->right_ns)
+		json_u64(&j, "verdict_after_ns", s->right_ns);
+	else
+		json_null(&j, "verdict_after_ns");
+	json_u64(&j, "verdict_checks", s->nr_steps);
 	json_object_end(&j);
 	drill_json_diagnose(&j, d);
 	drill_json_restored(&j, d);

@@ -118,6 +118,13 @@ static const char *drill_culprit_text(const struct drill *d, char *buf,
 	return buf;
 }
 
+bool drill_right(const struct drill_seen *s, const struct drill_expect *e)
+{
+	return s->ranked && s->top_abnormal && s->top == e->layer &&
+	       (!e->culprit_pid || s->culprit_named) &&
+	       (!e->has_key || s->key_named);
+}
+
 void drill_judge(struct drill *d)
 {
 	const struct drill_seen *s = &d->seen;
