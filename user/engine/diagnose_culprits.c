@@ -41,7 +41,11 @@ static struct diag_proc *diag_procs_push(struct diag_procs *p)
 	return e;
 }
 
-/* diag_procs_add - @ns more for (@pid, @comm), seen on @cpu; -ENOMEM */
+/*
+ * diag_procs_add - @ns more for @pid (named @comm), seen on @cpu; records
+ * come in time order, so a task renamed in the window (exec, prctl) is
+ * one, under its latest name.  -ENOMEM
+ */
 static int diag_procs_add(struct diag_procs *p, int32_t pid, int32_t tgid,
 			  const char *comm, uint64_t ns, uint32_t cpu)
 {
@@ -49,8 +53,7 @@ static int diag_procs_add(struct diag_procs *p, int32_t pid, int32_t tgid,
 	size_t i;
 
 	for (i = 0; i < p->n; i++) {
-		if (p->v[i].pid == pid &&
-		    !strncmp(p->v[i].comm, comm, GPULAT_COMM_LEN)) {
+		if (p->v[i].pid == pid) {
 			e = &p->v[i];
 			break;
 		}
@@ -61,8 +64,13 @@ static int diag_procs_add(struct diag_procs *p, int32_t pid, int32_t tgid,
 			return -ENOMEM;
 		e->pid = pid;
 		e->tgid = tgid;
+	}
+	/* "" and tgid -1: it had exited when named; keep what it was */
+	if (comm[0] || !e->comm[0]) {
 		memcpy(e->comm, comm, GPULAT_COMM_LEN);
 		e->comm[GPULAT_COMM_LEN - 1] = '\0';
+		if (tgid > 0)
+			e->tgid = tgid;
 	}
 	e->ns += ns;
 	e->count++;
