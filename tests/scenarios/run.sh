@@ -15,7 +15,7 @@
 # Needs root and the kernel's BTF; without them each incident is
 # skipped with the reason.  Exit 1 when an incident missed.
 cd "$(dirname "$0")/../.." || exit 1
-SHORT="cpu_hogs miner"
+SHORT="cpu_hogs miner switch_storm"
 names=("$@")
 if [[ ${names[0]:-} == --short ]]; then
 	read -ra names <<<"$SHORT"
