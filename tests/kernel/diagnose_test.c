@@ -9,6 +9,9 @@
  *   sched_test.c).  The verdict is the scheduler, and its culprits name
  *   both hogs by name and pid (from the outlier trace when the module has
  *   it, else from their CPU time).
+ * - Scheduler, a switch storm: a hog and a pipe ping-pong pair on CPU 1
+ *   beside that sleeper, hundreds of switches per wait; the hog and the
+ *   pair named from the trace.
  * - Storage: a null_blk disk that completes each request 100 ms after it
  *   was issued (irqmode=2, as in block_test.c), read by four readers with
  *   O_DIRECT.  The verdict is storage, and its evidence names the disk.
@@ -183,6 +186,71 @@ TEST(scheduler_first_under_cpu_hogs)
 	free(sched);
 	free(json);
 	free(text);
+}
+
+/* chat - one end of a pipe ping-pong pair on the victim's CPU */
+static void chat(const void *arg)
+{
+	const int *fd = arg;	/* read end, write end */
+	char c = 0;
+
+	pin_self(VICTIM_CPU);
+	if (fd[2] && write(fd[1], &c, 1) != 1)
+		_exit(92);
+	for (;;)
+		if (read(fd[0], &c, 1) != 1 || write(fd[1], &c, 1) != 1)
+			_exit(93);
+}
+
+/*
+ * A switch storm: a hog and a pipe ping-pong pair ("chatjob", thousands
+ * of switches a second) share CPU 1 with the nice-19 sleeper, so each of
+ * its waits has hundreds of switches, past the 16-entry switch history:
+ * the verdict is the scheduler, and the trace names the hog and the pair
+ * for most of the outlier wait time (Documentation/trace.rst).
+ */
+TEST(scheduler_first_under_switch_storm)
+{
+	pid_t pids[4] = { 0 };
+	int a[2], b[2], ends[2][3];
+	char *json, *sched, want[128];
+	int status = -1;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) <= VICTIM_CPU)
+		SKIP(return, "needs at least %d CPUs", VICTIM_CPU + 1);
+	ASSERT_EQ(0, pipe(a));
+	ASSERT_EQ(0, pipe(b));
+	ends[0][0] = b[0], ends[0][1] = a[1], ends[0][2] = 1;
+	ends[1][0] = a[0], ends[1][1] = b[1], ends[1][2] = 0;
+	pids[0] = spawn("diaghog", hog, NULL);
+	pids[1] = spawn("chatjob", chat, ends[0]);
+	pids[2] = spawn("chatjob", chat, ends[1]);
+	pids[3] = spawn("victim", sleeper, NULL);
+	close(a[0]);
+	close(a[1]);
+	close(b[0]);
+	close(b[1]);
+	usleep(200000);
+	json = diagnose("-d " SECONDS " -j", &status);
+	stop(pids, 4);
+	ASSERT_NE(NULL, json);
+	TH_LOG("%s", json);
+	ASSERT_EQ(0, status);
+	EXPECT_NE(NULL, strstr(json, "\"abnormal\":true,\"verdict\":\"scheduler\""));
+	sched = layer_json(json, "scheduler");
+	ASSERT_NE(NULL, sched);
+	snprintf(want, sizeof(want), "{\"comm\":\"diaghog\",\"pid\":%d,",
+		 pids[0]);
+	EXPECT_NE(NULL, strstr(sched, want)) TH_LOG("no %s", want);
+	EXPECT_NE(NULL, strstr(sched, "{\"comm\":\"chatjob\""));
+	if (strstr(json, "\"trace\":true")) {
+		snprintf(want, sizeof(want),
+			 "\"pid\":%d,\"tgid\":%d,\"source\":\"trace\"",
+			 pids[0], pids[0]);
+		EXPECT_NE(NULL, strstr(sched, want)) TH_LOG("no %s", want);
+	}
+	free(sched);
+	free(json);
 }
 
 static int nullb_attr(const char *attr, unsigned long val)
