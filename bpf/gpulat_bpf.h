@@ -142,8 +142,9 @@ struct gl_bpf_conf {
 	__u32 nr_readers;		/* rdr[] slots taken */
 	/* CLOCK_MONOTONIC since when the histories count (older: stale) */
 	__u64 since_ns;
-	/* the holders' checkpoint period (gpulat_hold.h), from gate[] */
-	__u64 hold_period;
+	/* the holders' epochs, 2^hold_shift ns (gpulat_hold.h), from gate[] */
+	__u32 hold_shift;
+	__u32 hold_pad;
 	/*
 	 * The tool's own state, kept here so that a pinned source keeps it
 	 * between commands: thresholds by family (ns, 0: not traced), the

@@ -17,20 +17,21 @@
 
 #include "cgroup.bpf.h"
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct gl_trace_act);
-} gl_act SEC(".maps");
+/*
+ * What each CPU did lately, and who held it (gpulat_hold.h) after: a
+ * record copies the first part only.
+ */
+struct gl_act_cpu {
+	struct gl_trace_act act;
+	struct gpulat_hold hold;
+};
 
-/* Who held each CPU (gpulat_hold.h), apart: a record copies gl_act. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct gpulat_hold);
-} gl_hold SEC(".maps");
+	__type(value, struct gl_act_cpu);
+} gl_act SEC(".maps");
 
 /* A reader's ring; the tool makes one per reader and puts it in gl_rings. */
 struct gl_ring {
@@ -147,35 +148,40 @@ static __always_inline bool gl_trace_on(void)
 	return gl_conf.keep_history;
 }
 
-static __always_inline struct gl_trace_act *gl_act_this(void)
+static __always_inline struct gl_act_cpu *gl_act_cpu_this(void)
 {
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&gl_act, &zero);
 }
 
+static __always_inline struct gl_trace_act *gl_act_this(void)
+{
+	struct gl_act_cpu *c = gl_act_cpu_this();
+
+	return c ? &c->act : NULL;
+}
+
 /* gl_trace_switch - @pid (task @t) got this CPU from @prev at @now */
 static __always_inline void gl_trace_switch(__u64 now, __s32 prev, __s32 pid,
 					    struct task_struct *t)
 {
-	struct gl_trace_act *a = gl_act_this();
+	struct gl_act_cpu *c = gl_act_cpu_this();
 	struct gl_trace_switch *s;
-	struct gpulat_hold *h;
+	struct gl_trace_act *a;
 	__u64 from, since = gl_conf.since_ns;
-	__u32 zero = 0;
 
-	if (!a)
+	if (!c)
 		return;
+	a = &c->act;
 	/*
 	 * @prev had the CPU since its switch-in, or since the readers began
 	 * if that is older (no switch since then, or it would be there)
 	 */
 	s = &a->sw[(a->sw_pos - 1) & (GL_TRACE_SWITCHES - 1)];
 	from = s->t > since ? s->t : since;
-	h = bpf_map_lookup_elem(&gl_hold, &zero);
-	if (h)
-		gpulat_hold_credit(h, prev, s->pid == prev ? s->cg : 0, from,
-				   now, gl_conf.hold_period);
+	gpulat_hold_credit(&c->hold, prev, s->pid == prev ? s->cg : 0, from,
+			   now, gl_conf.hold_shift);
 	s = &a->sw[a->sw_pos++ & (GL_TRACE_SWITCHES - 1)];
 	s->t = now;
 	s->pid = pid;
@@ -203,11 +209,12 @@ static __always_inline void gl_trace_span(bool sirq, __u64 now, __u64 ns)
  * gl_hold_pick - the holders of a wait from @start: when the history in
  * @r does not reach back that far, the checkpoint for it and the slots
  */
-static __always_inline void gl_hold_pick(struct gl_bpf_rec *r, __u64 start)
+static __always_inline void gl_hold_pick(struct gl_bpf_rec *r, __u64 start,
+					 __u64 end)
 {
 	const struct gpulat_hold_ck *c;
-	struct gpulat_hold *h;
-	__u32 zero = 0, n;
+	struct gl_act_cpu *a;
+	__u32 n;
 	int reached;
 
 	n = r->act.sw_pos < GL_TRACE_SWITCHES ? r->act.sw_pos :
@@ -215,14 +222,15 @@ static __always_inline void gl_hold_pick(struct gl_bpf_rec *r, __u64 start)
 	if (!n || r->act.sw[(r->act.sw_pos - n) &
 			    (GL_TRACE_SWITCHES - 1)].t <= start)
 		return;
-	h = bpf_map_lookup_elem(&gl_hold, &zero);
-	if (!h)
+	a = gl_act_cpu_this();
+	if (!a)
 		return;
-	c = gpulat_hold_pick(h, gl_conf.since_ns, start, &reached);
+	c = gpulat_hold_pick(&a->hold, gl_conf.hold_shift, gl_conf.since_ns,
+			     start, end, &reached);
 	if (!c)
 		return;
 	r->hold_ck = *c;
-	__builtin_memcpy(r->hold_slot, h->slot, sizeof(r->hold_slot));
+	__builtin_memcpy(r->hold_slot, a->hold.slot, sizeof(r->hold_slot));
 	r->hold_reached = reached;
 	r->hold_ok = 1;
 }
@@ -307,7 +315,7 @@ static __noinline void gl_trace_sample(const struct gl_out *o)
 		bpf_probe_read_kernel(&r->act, sizeof(r->act), a);
 		if ((gl_conf.keep_history & GL_KEEPS_SWITCHES) &&
 		    o->latency_ns <= o->end_ns)
-			gl_hold_pick(r, o->end_ns - o->latency_ns);
+			gl_hold_pick(r, o->end_ns - o->latency_ns, o->end_ns);
 	} else {
 		__builtin_memset(&r->act, 0, sizeof(r->act.sw_pos) * 4);
 	}

@@ -9,22 +9,26 @@
  * a wait exactly while the wait has fewer switches than it holds.  For a
  * longer one, each CPU also credits every task's time on it to one of
  * GPULAT_HOLD_SLOTS slots (the least recently credited one is reused),
- * and copies the slots' totals to checkpoints: level j takes one at the
- * first switch 2^j periods after its last, in a ring of GPULAT_HOLD_RING.
+ * and copies the slots' totals to checkpoints.  Time is cut in epochs,
+ * 2^(shift + j) ns long at level j (2^shift about 1/16 of the sched
+ * threshold); level j takes a checkpoint at the first switch of each of
+ * its epochs, in the ring entry of the epoch's number modulo
+ * GPULAT_HOLD_RING, so that the one for a moment is found by its number,
+ * in a few probes (a search would cost the verifier a path per entry).
  * A wait's holders are the slots' growth since the first checkpoint
- * after the wait began, in the finest level that reaches back to its
+ * after the wait began, in the finest level that still holds the wait's
  * start, plus the task that ran into that checkpoint (back to the start)
  * and the task that ran until the wait's end.  What this misses: the
  * time before that checkpoint, beyond the task that ran into it (less
- * than one period of its level: at most 1/16 of the wait at level 0,
- * whose period is 1/16 of the sched threshold, and 2/31 above, as the
- * finer level's 31 periods did not reach back), time in a slot reused
- * during the wait, and idle time.  Waits of the nvidia family's threads
- * are counted the same way, at the sched family's periods.
+ * than an epoch of its level: at most 1/16 of the wait at level 0, and
+ * 2/31 above, as the finer level's 31 epochs did not reach back), time
+ * in a slot reused during the wait, and idle time.  Waits of the nvidia
+ * family's threads are counted the same way, at the sched family's
+ * epochs.
  *
  * Cost per switch: a search of the slots and one compare; checkpoints
- * copy the slots' totals, at most once per period per level.  All of it
- * only while the trace is read, like the history.
+ * copy the slots' totals, once per epoch per level.  All of it only
+ * while the trace is read, like the history.
  */
 #ifndef _GPULAT_HOLD_H
 #define _GPULAT_HOLD_H
@@ -37,10 +41,18 @@
 /* checkpoints keep the slots' totals in units of 2^10 ns, modulo 2^32 */
 #define GPULAT_HOLD_SHIFT	10
 #define GPULAT_HOLD_UNIT	(1ULL << GPULAT_HOLD_SHIFT)
-/* the period of level 0: the sched family's outlier threshold / 16 */
+/* level 0's epochs: 2^shift ns, at most the sched threshold / 16 */
 #define GPULAT_HOLD_DIV		16
-#define GPULAT_HOLD_MIN_NS	10000ULL
-#define GPULAT_HOLD_MAX_NS	100000000ULL
+#define GPULAT_HOLD_MIN_SHIFT	13	/* 8.2 us */
+#define GPULAT_HOLD_MAX_SHIFT	27	/* 134 ms */
+/*
+ * probes for the first checkpoint of a level after a moment: a run
+ * without a switch longer than that many epochs is looked for in the
+ * next level, and the coarsest (33.5 ms epochs at the default
+ * threshold) probes 16 of them: a run of 0.5 s
+ */
+#define GPULAT_HOLD_PROBES	4
+#define GPULAT_HOLD_LAST_PROBES	16
 /* who a wait's holders can be: the slots, the run in, the run out */
 #define GPULAT_HOLD_WHO		(GPULAT_HOLD_SLOTS + 2)
 
@@ -60,11 +72,12 @@ struct gpulat_hold_ck {
 	__u32 units[GPULAT_HOLD_SLOTS];	/* the slots' ns at t, in units up */
 };
 
-/* One CPU's: written only by that CPU, at its switches. */
+/*
+ * One CPU's: written only by that CPU, at its switches.  ck[j][e %
+ * GPULAT_HOLD_RING] is level j's checkpoint of epoch e (its t says which
+ * epoch it is of; 0: none yet).
+ */
 struct gpulat_hold {
-	__u32 pos[GPULAT_HOLD_LEVELS];	/* checkpoints taken per level */
-	__u32 pad;
-	__u64 due;			/* when the next level is due */
 	struct gpulat_hold_slot slot[GPULAT_HOLD_SLOTS];
 	struct gpulat_hold_ck ck[GPULAT_HOLD_LEVELS][GPULAT_HOLD_RING];
 };
@@ -78,46 +91,50 @@ struct gpulat_hold_who {
 };
 
 /*
- * gpulat_hold_period - the period of level 0, from the sched family's
- * outlier threshold (~0: not traced).  The levels then reach back
- * GPULAT_HOLD_RING << (GPULAT_HOLD_LEVELS - 1) periods: 256 thresholds.
+ * gpulat_hold_shift - level 0's epochs, 2^shift ns: the largest power of
+ * two at most the sched family's outlier threshold / 16 (~0: not
+ * traced).  The levels then reach back GPULAT_HOLD_RING <<
+ * (GPULAT_HOLD_LEVELS - 1) of them: 4096 x 2^shift, 128 to 256
+ * thresholds.
  */
-static inline __u64 gpulat_hold_period(__u64 sched_gate)
+static inline __u32 gpulat_hold_shift(__u64 sched_gate)
 {
 	__u64 g = sched_gate / GPULAT_HOLD_DIV;
+	__u32 shift = GPULAT_HOLD_MIN_SHIFT;
 
-	if (g < GPULAT_HOLD_MIN_NS)
-		return GPULAT_HOLD_MIN_NS;
-	return g > GPULAT_HOLD_MAX_NS ? GPULAT_HOLD_MAX_NS : g;
+	while (shift < GPULAT_HOLD_MAX_SHIFT && (2ULL << shift) <= g)
+		shift++;
+	return shift;
 }
 
 static inline const struct gpulat_hold_ck *
-gpulat_hold_newest(const struct gpulat_hold *h, unsigned int j)
+gpulat_hold_at(const struct gpulat_hold *h, unsigned int j, __u64 e)
 {
-	return &h->ck[j][(h->pos[j] - 1) & (GPULAT_HOLD_RING - 1)];
+	return &h->ck[j][e & (GPULAT_HOLD_RING - 1)];
 }
 
 /*
  * gpulat_hold_credit - @pid (cgroup @cg; 0: the idle task) had the CPU
- * from @from to the switch at @now; checkpoint the levels that are due
+ * from @from to the switch at @now; checkpoint the levels whose epoch
+ * (level 0's: 2^@shift ns) began since their last
  */
 static inline void gpulat_hold_credit(struct gpulat_hold *h, __s32 pid,
 				      __u64 cg, __u64 from, __u64 now,
-				      __u64 period)
+				      __u32 shift)
 {
 	struct gpulat_hold_ck *c;
 	unsigned int k, v = 0, j;
 	__u64 run = now > from ? now - from : 0;
 
 	if (pid) {
-		for (k = 0; k < GPULAT_HOLD_SLOTS; k++) {
+		for (k = 0; k < GPULAT_HOLD_SLOTS; k++)
 			if (h->slot[k].pid == pid)
 				break;
-			if (h->slot[k].last < h->slot[v].last)
-				v = k;
-		}
 		if (k == GPULAT_HOLD_SLOTS) {
 			/* the least recently credited slot, reused */
+			for (k = 1; k < GPULAT_HOLD_SLOTS; k++)
+				if (h->slot[k].last < h->slot[v].last)
+					v = k;
 			k = v;
 			h->slot[k].pid = pid;
 			h->slot[k].since = now;
@@ -127,65 +144,66 @@ static inline void gpulat_hold_credit(struct gpulat_hold *h, __s32 pid,
 		h->slot[k].ns += run;
 		h->slot[k].cg = cg;
 	}
-	if (now < h->due)
-		return;
-	h->due = ~0ULL;
+	/*
+	 * epochs nest: when level j has this epoch's checkpoint, the
+	 * coarser ones have theirs, so a switch pays one compare
+	 */
 	for (j = 0; j < GPULAT_HOLD_LEVELS; j++) {
-		if (!h->pos[j] ||
-		    now - gpulat_hold_newest(h, j)->t >= (period << j)) {
-			c = &h->ck[j][h->pos[j] & (GPULAT_HOLD_RING - 1)];
-			c->t = now;
-			c->run_pid = pid;
-			c->run_units = run >> GPULAT_HOLD_SHIFT > 0xffffffffULL ?
-				       0xffffffffU :
-				       (__u32)(run >> GPULAT_HOLD_SHIFT);
-			/* rounded up: a delta from here never exceeds */
-			for (k = 0; k < GPULAT_HOLD_SLOTS; k++)
-				c->units[k] = (__u32)((h->slot[k].ns +
-						       GPULAT_HOLD_UNIT - 1) >>
-						      GPULAT_HOLD_SHIFT);
-			h->pos[j]++;
-		}
-		if (gpulat_hold_newest(h, j)->t + (period << j) < h->due)
-			h->due = gpulat_hold_newest(h, j)->t + (period << j);
+		c = &h->ck[j][(now >> (shift + j)) & (GPULAT_HOLD_RING - 1)];
+		if (c->t >> (shift + j) == now >> (shift + j))
+			break;
+		c->t = now;
+		c->run_pid = pid;
+		c->run_units = run >> GPULAT_HOLD_SHIFT > 0xffffffffULL ?
+			       0xffffffffU : (__u32)(run >> GPULAT_HOLD_SHIFT);
+		/* rounded up: a delta from here never exceeds */
+		for (k = 0; k < GPULAT_HOLD_SLOTS; k++)
+			c->units[k] = (__u32)((h->slot[k].ns +
+					       GPULAT_HOLD_UNIT - 1) >>
+					      GPULAT_HOLD_SHIFT);
 	}
 }
 
 /*
- * gpulat_hold_pick - the checkpoint to count a wait from @start: the
- * first at or after it, in the finest level that reaches back to it;
- * checkpoints before @since (an earlier run of readers) do not count.
- * *@reached: false when no level reaches back (the time before the
- * checkpoint is unknown).  NULL: none since @start.
+ * gpulat_hold_pick - the checkpoint to count a wait [@start, @end] from,
+ * level 0's epochs 2^@shift ns: the first at or after @start, in the
+ * finest level whose ring still holds @start's epoch; checkpoints before
+ * @since (an earlier run of readers) do not count.  *@reached: false
+ * when no level holds it: the checkpoint is then the oldest of the
+ * coarsest level, and the time before it unknown.  NULL: none.
  */
 static inline const struct gpulat_hold_ck *
-gpulat_hold_pick(const struct gpulat_hold *h, __u64 since, __u64 start,
-		 int *reached)
+gpulat_hold_pick(const struct gpulat_hold *h, __u32 shift, __u64 since,
+		 __u64 start, __u64 end, int *reached)
 {
+	__u64 lim = start > since ? start : since, e;
 	const struct gpulat_hold_ck *c;
-	unsigned int j, i, n;
-	__u32 pos;
+	unsigned int j, i, s, n;
 
 	*reached = 0;
 	for (j = 0; j < GPULAT_HOLD_LEVELS; j++) {
-		pos = h->pos[j];
-		n = pos < GPULAT_HOLD_RING ? pos : GPULAT_HOLD_RING;
-		if (!n)
-			return 0;
-		c = &h->ck[j][(pos - n) & (GPULAT_HOLD_RING - 1)];
-		/* a full level whose oldest is too new: try a coarser one */
-		if (c->t > start && n == GPULAT_HOLD_RING &&
-		    j + 1 < GPULAT_HOLD_LEVELS)
+		s = shift + j;
+		e = start >> s;
+		/* a later epoch's checkpoint in its entry: overwritten */
+		if (gpulat_hold_at(h, j, e)->t >> s > e)
 			continue;
-		*reached = start >= since && c->t <= start;
-		for (i = 0; i < GPULAT_HOLD_RING; i++) {
-			if (i >= n)
-				break;
-			c = &h->ck[j][(pos - n + i) & (GPULAT_HOLD_RING - 1)];
-			if (c->t >= start && c->t >= since)
+		n = j + 1 < GPULAT_HOLD_LEVELS ? GPULAT_HOLD_PROBES :
+						 GPULAT_HOLD_LAST_PROBES;
+		for (i = 0; i < n; i++) {
+			c = gpulat_hold_at(h, j, e + i);
+			if (c->t >> s == e + i && c->t >= lim) {
+				*reached = start >= since;
 				return c;
+			}
 		}
-		return 0;
+	}
+	/* none holds it: the oldest the coarsest level has */
+	s = shift + GPULAT_HOLD_LEVELS - 1;
+	e = (end >> s) - (GPULAT_HOLD_RING - 1);
+	for (i = 0; i < GPULAT_HOLD_PROBES; i++) {
+		c = gpulat_hold_at(h, GPULAT_HOLD_LEVELS - 1, e + i);
+		if (c->t >> s == e + i && c->t >= lim)
+			return c;
 	}
 	return 0;
 }

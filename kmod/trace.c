@@ -56,7 +56,7 @@ u64 gpulat_trace_gate[GPULAT_FAM_MAX] = {
 int gpulat_trace_readers;
 u32 gpulat_trace_keeps;
 struct gpulat_trace_act __percpu *gpulat_trace_act;
-u64 gpulat_trace_hold_period = GPULAT_HOLD_MAX_NS;
+u32 gpulat_trace_hold_shift = GPULAT_HOLD_MAX_SHIFT;
 
 struct gpulat_ring __percpu *gpulat_trace_rings;
 u32 gpulat_trace_mask;			/* slots per ring - 1 */
@@ -99,8 +99,8 @@ void gpulat_trace_gate_update(void)
 		WRITE_ONCE(gpulat_trace_gate[f],
 			   gpulat_trace_readers && trace_threshold[f] ?
 			   trace_threshold[f] : U64_MAX);
-	WRITE_ONCE(gpulat_trace_hold_period,
-		   gpulat_hold_period(gpulat_trace_gate[GPULAT_FAM_SCHED]));
+	WRITE_ONCE(gpulat_trace_hold_shift,
+		   gpulat_hold_shift(gpulat_trace_gate[GPULAT_FAM_SCHED]));
 }
 
 long gpulat_trace_threshold(u32 family, bool set, u64 *ns)
@@ -320,7 +320,9 @@ static void trace_culprits(struct gpulat_rec_sample *s,
 
 	BUILD_BUG_ON(GPULAT_TRACE_SWITCHES < GPULAT_HOLD_WHO);
 	if (!trace_walk(a, s->pid, since, start, end, who, &n)) {
-		c = gpulat_hold_pick(&a->hold, since, start, &reached);
+		c = gpulat_hold_pick(&a->hold,
+				     READ_ONCE(gpulat_trace_hold_shift), since,
+				     start, end, &reached);
 		cur = &a->sw[(a->sw_pos - 1) & (GPULAT_TRACE_SWITCHES - 1)];
 		if (c && a->sw_pos && cur->t >= since) {
 			n = gpulat_hold_who(a->hold.slot, c, start, end, s->pid,

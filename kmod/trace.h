@@ -56,8 +56,8 @@ extern int gpulat_trace_readers;
 #define GPULAT_KEEPS_SOFTIRQ	0x4	/* softirq time: sirq[] */
 extern u32 gpulat_trace_keeps;
 extern struct gpulat_trace_act __percpu *gpulat_trace_act;
-/* the holders' checkpoint period (gpulat_hold.h), from the thresholds */
-extern u64 gpulat_trace_hold_period;
+/* the holders' epochs, 2^shift ns (gpulat_hold.h), from the threshold */
+extern u32 gpulat_trace_hold_shift;
 /* when the histories began: the first reader since none (0: never) */
 extern u64 gpulat_trace_since;
 
@@ -90,7 +90,7 @@ static __always_inline void gpulat_trace_switch(u64 now, pid_t prev,
 	s = &a->sw[(a->sw_pos - 1) & (GPULAT_TRACE_SWITCHES - 1)];
 	from = s->t > since ? s->t : since;
 	gpulat_hold_credit(&a->hold, prev, 0, from, now,
-			   READ_ONCE(gpulat_trace_hold_period));
+			   READ_ONCE(gpulat_trace_hold_shift));
 	s = &a->sw[a->sw_pos++ & (GPULAT_TRACE_SWITCHES - 1)];
 	s->t = now;
 	s->pid = pid;

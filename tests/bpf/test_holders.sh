@@ -54,8 +54,8 @@ for line in open(sys.argv[1]):
     n += 1
     lat += r["latency_ns"]
     # partial by design: a wait begun before the trace, or longer than
-    # the checkpoints reach (256 thresholds of 2 ms)
-    if r["time_ns"] - r["latency_ns"] > first and r["latency_ns"] < 512e6:
+    # the checkpoints reach (4096 epochs of 2^16 ns at 2 ms: 268 ms)
+    if r["time_ns"] - r["latency_ns"] > first and r["latency_ns"] < 268e6:
         full += 1
         partial += bool(r.get("partial"))
     for c in r.get("culprits", []):

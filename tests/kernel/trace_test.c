@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "gpulat_hold.h"
 #include "gpulat_user.h"
 #include "shell.h"
 #include "vmtest.h"
@@ -293,13 +294,17 @@ static void spawn_pingpong(int cpu, pid_t pid[2])
  * The whole wait: behind a hog and a ping-pong pair (hundreds of switches
  * in one wait, far more than the switch history holds), a nice-19
  * sleeper's waits are credited to the three for at least 90% of their
- * time, and each record reaches back to its wait's start: every wait up
- * to 256 thresholds, as far as the holders' checkpoints reach
- * (kmod/gpulat_hold.h); a longer one is named for its last 256.
+ * time, and each record reaches back to its wait's start: every wait as
+ * far back as the holders' checkpoints reach (kmod/gpulat_hold.h: 4096
+ * epochs of level 0, 134 ms at this threshold); a longer one is named
+ * for what they hold.
  */
 TEST(whole_wait_named)
 {
-	const uint64_t threshold = 1000000, reach = 256 * threshold;
+	const uint64_t threshold = 1000000,
+		       reach = (uint64_t)GPULAT_HOLD_RING <<
+			       (gpulat_hold_shift(threshold) +
+				GPULAT_HOLD_LEVELS - 1);
 	uint64_t lat_sum = 0, known = 0, named = 0;
 	size_t i, k, mine = 0, partial = 0, beyond = 0;
 	pid_t hog, pp[2], victim;

@@ -15,7 +15,7 @@
 #define MS		1000000ULL
 #define US		1000ULL
 #define RUNS_MAX	200000
-/* the default sched threshold, 5 ms: level 0's period is 312.5 us */
+/* the default sched threshold, 5 ms: level 0's epochs are 2^18 ns */
 #define GATE		(5 * MS)
 
 struct run {
@@ -26,7 +26,7 @@ struct run {
 /* One simulated CPU: its holders' state and the log of every run. */
 struct cpu {
 	struct gpulat_hold h;
-	uint64_t period;
+	uint32_t shift;
 	int32_t cur;
 	uint64_t cur_in;
 	struct run *log;
@@ -37,7 +37,7 @@ static struct cpu *cpu_new(uint64_t gate)
 {
 	struct cpu *c = calloc(1, sizeof(*c));
 
-	c->period = gpulat_hold_period(gate);
+	c->shift = gpulat_hold_shift(gate);
 	c->log = calloc(RUNS_MAX, sizeof(*c->log));
 	c->cur_in = 1 * MS;
 	return c;
@@ -52,7 +52,7 @@ static void cpu_free(struct cpu *c)
 /* cpu_switch - @next gets the CPU at @at (the probe's order: credit, then) */
 static void cpu_switch(struct cpu *c, int32_t next, uint64_t at)
 {
-	gpulat_hold_credit(&c->h, c->cur, 0, c->cur_in, at, c->period);
+	gpulat_hold_credit(&c->h, c->cur, 0, c->cur_in, at, c->shift);
 	if (c->nr < RUNS_MAX)
 		c->log[c->nr++] = (struct run){ c->cur, c->cur_in, at };
 	c->cur = next;
@@ -85,7 +85,7 @@ static unsigned int eval(const struct cpu *c, int32_t waiter, uint64_t since,
 {
 	const struct gpulat_hold_ck *ck;
 
-	ck = gpulat_hold_pick(&c->h, since, start, reached);
+	ck = gpulat_hold_pick(&c->h, c->shift, since, start, end, reached);
 	if (!ck)
 		return 0;
 	return gpulat_hold_who(c->h.slot, ck, start, end, waiter, c->cur, 0,
@@ -149,9 +149,9 @@ TEST(two_hogs_every_length)
 }
 
 /*
- * Beyond 256 thresholds the levels do not reach back: what they cover
- * (the last 256 periods of the coarsest level) is named, and reached
- * says the rest is unknown.
+ * Beyond 4096 epochs of level 0 (1.07 s here) the levels do not reach
+ * back: what the coarsest level still holds is named, and reached says
+ * the rest is unknown.
  */
 TEST(beyond_the_levels)
 {
@@ -168,9 +168,9 @@ TEST(beyond_the_levels)
 	n = eval(c, 7, 0, start + MS / 2, end, who, &reached);
 	EXPECT_FALSE(reached);
 	ASSERT_EQ(2U, n);
-	/* the coarsest level spans 31 of its 40 ms periods at least */
+	/* the coarsest level's oldest: 28 of its 33.5 ms epochs back at least */
 	EXPECT_GE(who_ns(who, n, 101) + who_ns(who, n, 102),
-		  31 * (c->period << (GPULAT_HOLD_LEVELS - 1)));
+		  28ULL << (c->shift + GPULAT_HOLD_LEVELS - 1));
 	EXPECT_LE(who_ns(who, n, 101), truth(c, 101, start, end));
 	cpu_free(c);
 }
@@ -271,12 +271,13 @@ TEST(since)
 	cpu_free(c);
 }
 
-/* The period: 1/16 of the threshold, within 10 us and 100 ms. */
-TEST(period)
+/* Level 0's epochs: 2^shift ns, at most 1/16 of the threshold. */
+TEST(shift)
 {
-	EXPECT_EQ(312500ULL, gpulat_hold_period(GATE));
-	EXPECT_EQ(GPULAT_HOLD_MIN_NS, gpulat_hold_period(20 * US));
-	EXPECT_EQ(GPULAT_HOLD_MAX_NS, gpulat_hold_period(~0ULL));
+	EXPECT_EQ(18U, gpulat_hold_shift(GATE));		/* 262 us */
+	EXPECT_EQ(15U, gpulat_hold_shift(1 * MS));	/* 32.8 us */
+	EXPECT_EQ((uint32_t)GPULAT_HOLD_MIN_SHIFT, gpulat_hold_shift(20 * US));
+	EXPECT_EQ((uint32_t)GPULAT_HOLD_MAX_SHIFT, gpulat_hold_shift(~0ULL));
 }
 
 /* A wait that began after the newest checkpoint: none to pick. */
@@ -285,9 +286,11 @@ TEST(no_checkpoint_yet)
 	struct cpu *c = cpu_new(GATE);
 	int reached;
 
-	EXPECT_EQ(NULL, gpulat_hold_pick(&c->h, 0, 5 * MS, &reached));
+	EXPECT_EQ(NULL, gpulat_hold_pick(&c->h, c->shift, 0, 5 * MS, 6 * MS,
+					 &reached));
 	cpu_switch(c, 101, 2 * MS);
-	EXPECT_EQ(NULL, gpulat_hold_pick(&c->h, 0, 3 * MS, &reached));
+	EXPECT_EQ(NULL, gpulat_hold_pick(&c->h, c->shift, 0, 3 * MS, 4 * MS,
+					 &reached));
 	cpu_free(c);
 }
 

@@ -317,7 +317,7 @@ void gl_bpf_readers_fix(struct gl_bpf *b, struct gl_bpf_conf *c)
 		if (c->nr_readers && on)
 			c->keep_history |= fam_keeps[f];
 	}
-	c->hold_period = gpulat_hold_period(c->gate[GPULAT_FAM_SCHED]);
+	c->hold_shift = gpulat_hold_shift(c->gate[GPULAT_FAM_SCHED]);
 	if (c->nr_readers && !was)
 		c->since_ns = gl_bpf_now_ns();
 }
