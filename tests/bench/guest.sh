@@ -243,6 +243,7 @@ applies() {
 	none | floor_ret | floor_clock | all | bpf_all | bpf_floor_*) return 0 ;;
 	bpf_*) applies "${1#bpf_}" "$2" ;;
 	sched | mm) [ "$2" = pp ] || { [ "$1" = sched ] && [ "$2" = hb ]; } ;;
+	sched_trace) [ "$2" = pp ] || [ "$2" = hb ] ;;
 	nvidia) [ "$2" = pp ] || [ "$2" = irqgen ] ;;
 	block) [ "$2" = blk ] ;;
 	net) [ "$2" = udp ] ;;
@@ -349,7 +350,8 @@ config_ok() {
 	ftrace)
 		[ -f $TR/synthetic_events ] ||
 			{ skip ftrace - "kernel without synthetic events (CONFIG_SYNTH_EVENTS)"; return 1; } ;;
-	all) return 0 ;;
+	all | sched_trace) return 0 ;;
+	bpf_sched_trace) config_ok bpf_sched ;;
 	bpf_floor_ret | bpf_floor_raw | bpf_floor_clock)
 		# shellcheck disable=SC2015 # either missing: skip
 		[ -x "$bin/bpffloor" ] && [ -f "$bin/bpffloor.bpf.o" ] ||
@@ -380,6 +382,23 @@ config_ok() {
 	esac
 }
 
+# trace_up SOURCE: a trace reader of the sched family's outliers over 5 ms
+# (the switch history and the holders' totals kept meanwhile); its pid
+# in a file, as config_up runs in a subshell
+TRACE_PIDF=/tmp/bench-trace.pid
+trace_up() {
+	$GPULAT --source "$1" trace -t sched=5ms >/dev/null 2>&1 &
+	echo $! >$TRACE_PIDF
+	sleep 1
+	kill -0 "$(cat $TRACE_PIDF)" 2>/dev/null || fail "gpulat trace did not start"
+}
+
+trace_down() {
+	kill "$(cat $TRACE_PIDF)" 2>/dev/null
+	while kill -0 "$(cat $TRACE_PIDF)" 2>/dev/null; do sleep 0.1; done
+	rm -f $TRACE_PIDF
+}
+
 # config_up CONFIG WORKLOAD / config_down CONFIG WORKLOAD; config_up prints
 # the -H argument for the workload (gpulat's debugfs folder) if any
 config_up() {
@@ -392,7 +411,9 @@ config_up() {
 	ftrace) ftrace_up ;;
 	bpf_floor_*)
 		bpf_floor_up "${1#bpf_}" "$(eval "echo \$TPS_$(wl_family "$2")")" ;;
+	bpf_sched_trace) bpf_up sched; trace_up pinned ;;
 	bpf_*) bpf_up "${1#bpf_}" ;;
+	sched_trace) gpulat_load sched; trace_up kmod; echo $DBG ;;
 	*) gpulat_load "$1"; echo $DBG ;;
 	esac
 }
@@ -404,7 +425,9 @@ config_down() {
 	bpftrace) ;;	# stopped after the last workload of the configuration
 	ftrace) ftrace_down ;;
 	bpf_floor_*) rm -r $BPF_FLOOR || fail "cannot remove $BPF_FLOOR" ;;
+	bpf_sched_trace) trace_down; bpf_down ;;
 	bpf_*) bpf_down ;;
+	sched_trace) trace_down; rmmod gpulat || fail "rmmod gpulat failed" ;;
 	*) rmmod gpulat || fail "rmmod gpulat failed" ;;
 	esac
 }

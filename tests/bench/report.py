@@ -518,9 +518,11 @@ def print_bpf(rows, fams):
       "  floors and bpftrace divided by the module's events; --: not run, or within the noise")
 
 
-CONFIG_ORDER = ["none", "floor_ret", "floor_clock", "sched", "block", "net",
-                "irq", "softirq", "nvidia", "mm", "all", "bpftrace", "ftrace"
-                ] + BPF_CONFIGS
+CONFIG_ORDER = ["none", "floor_ret", "floor_clock", "sched", "sched_trace",
+                "block", "net", "irq", "softirq", "nvidia", "mm", "all",
+                "bpftrace", "ftrace"] + BPF_CONFIGS
+# a family with a trace reader open, after the family alone
+CONFIG_ORDER.insert(CONFIG_ORDER.index("bpf_sched") + 1, "bpf_sched_trace")
 
 if __name__ == "__main__":
     sys.exit(main())
