@@ -12,22 +12,12 @@
 . "$(dirname "$0")/lib.sh"
 
 last=$(($(nproc) - 1))
-cat >"$T_TMP/pingpong.py" <<'EOF'
-import os
-r1, w1 = os.pipe()
-r2, w2 = os.pipe()
-if os.fork() == 0:
-    while True:
-        os.read(r1, 1)
-        os.write(w2, b"x")
-os.write(w1, b"x")
-while True:
-    os.read(r2, 1)
-    os.write(w1, b"x")
-EOF
+# a path of its own, so that pgrep finds this test's pair alone
+pingpong=$T_TMP/pingpong.py
+cp "$(dirname "$0")/../lib/pingpong.py" "$pingpong"
 spawn nice -n -15 taskset -c "$last" sh -c 'while :; do :; done'
 hog=${T_PIDS[-1]}
-spawn nice -n -15 taskset -c "$last" "$PY" "$T_TMP/pingpong.py"
+spawn nice -n -15 taskset -c "$last" "$PY" "$pingpong"
 spawn taskset -c "$last" "$PY" -c "import time
 while True: time.sleep(0.002)"
 victim=${T_PIDS[-1]}
@@ -36,7 +26,7 @@ sleep 0.5
 	not_ok "trace ran"
 # the pair's second process, and the pids as they ran (nice and taskset
 # exec, so the spawned pids are the workloads')
-pp=$(pgrep -d, -f "$T_TMP/pingpong.py")
+pp=$(pgrep -d, -f "$pingpong")
 "$PY" - "$T_TMP/t.jsonl" "$victim" "$hog,$pp" >"$T_TMP/sum.json" <<'PYEOF'
 import json, sys
 victim, known = int(sys.argv[2]), {int(p) for p in sys.argv[3].split(",")}

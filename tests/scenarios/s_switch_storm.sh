@@ -10,17 +10,7 @@
 cpu=$(sc_last_cpu)
 sc_spin hogjob "$cpu"
 a=$SC_LAST
-sc_py chatjob "$cpu" 'import os
-r1, w1 = os.pipe()
-r2, w2 = os.pipe()
-if os.fork() == 0:
-    while True:
-        os.read(r1, 1)
-        os.write(w2, b"x")
-os.write(w1, b"x")
-while True:
-    os.read(r2, 1)
-    os.write(w1, b"x")'
+sc_py chatjob "$cpu" "exec(open('tests/lib/pingpong.py').read())"
 sc_ticker feeder "$cpu" 0.005
 EXPECT_LAYER=scheduler
 EXPECT_CULPRIT='^(hogjob|chatjob)$'

@@ -239,42 +239,37 @@ TEST(verdicts)
 	ASSERT_NE(NULL, strstr(d.reason, "not everything"));
 }
 
+/* right_with - drill_right() of @d after it observes @r (freed) */
+static bool right_with(struct drill *d, struct diag_result *r)
+{
+	drill_observe(&d->seen, &d->expect, r);
+	diag_free(r);
+	return drill_right(&d->seen, &d->expect);
+}
+
 /* drill_right: the test the drill asks of the diagnosis so far */
 TEST(right_so_far)
 {
-	struct diag_result *r;
 	struct drill d;
 
 	fake_drill(&d, DRILL_CPU);
-	r = fake_result(DIAG_SCHED, true, 20, GPULAT_FAM_SCHED, 0);
-	drill_observe(&d.seen, &d.expect, r);
-	diag_free(r);
-	EXPECT_TRUE(drill_right(&d.seen, &d.expect));
+	EXPECT_TRUE(right_with(&d, fake_result(DIAG_SCHED, true, 20,
+					       GPULAT_FAM_SCHED, 0)));
 	/* the right layer, another culprit */
-	r = fake_result(DIAG_SCHED, true, 21, GPULAT_FAM_SCHED, 0);
-	drill_observe(&d.seen, &d.expect, r);
-	diag_free(r);
-	EXPECT_FALSE(drill_right(&d.seen, &d.expect));
+	EXPECT_FALSE(right_with(&d, fake_result(DIAG_SCHED, true, 21,
+						GPULAT_FAM_SCHED, 0)));
 	/* the right layer, not abnormal yet */
-	r = fake_result(DIAG_SCHED, false, 20, GPULAT_FAM_SCHED, 0);
-	drill_observe(&d.seen, &d.expect, r);
-	diag_free(r);
-	EXPECT_FALSE(drill_right(&d.seen, &d.expect));
+	EXPECT_FALSE(right_with(&d, fake_result(DIAG_SCHED, false, 20,
+						GPULAT_FAM_SCHED, 0)));
 	/* another layer first */
-	r = fake_result(DIAG_MEMORY, true, 20, GPULAT_FAM_MM, 0);
-	drill_observe(&d.seen, &d.expect, r);
-	diag_free(r);
-	EXPECT_FALSE(drill_right(&d.seen, &d.expect));
-	/* a disk drill: the right key */
+	EXPECT_FALSE(right_with(&d, fake_result(DIAG_MEMORY, true, 20,
+						GPULAT_FAM_MM, 0)));
+	/* a disk drill: the right key, then another */
 	fake_drill(&d, DRILL_DISK);
-	r = fake_result(DIAG_STORAGE, true, 0, GPULAT_FAM_BLOCK, 99);
-	drill_observe(&d.seen, &d.expect, r);
-	diag_free(r);
-	EXPECT_TRUE(drill_right(&d.seen, &d.expect));
-	r = fake_result(DIAG_STORAGE, true, 0, GPULAT_FAM_BLOCK, 98);
-	drill_observe(&d.seen, &d.expect, r);
-	diag_free(r);
-	EXPECT_FALSE(drill_right(&d.seen, &d.expect));
+	EXPECT_TRUE(right_with(&d, fake_result(DIAG_STORAGE, true, 0,
+					       GPULAT_FAM_BLOCK, 99)));
+	EXPECT_FALSE(right_with(&d, fake_result(DIAG_STORAGE, true, 0,
+						GPULAT_FAM_BLOCK, 98)));
 }
 
 static int undo_count;
