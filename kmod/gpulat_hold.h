@@ -93,9 +93,9 @@ struct gpulat_hold_who {
 /*
  * gpulat_hold_shift - level 0's epochs, 2^shift ns: the largest power of
  * two at most the sched family's outlier threshold / 16 (~0: not
- * traced).  The levels then reach back GPULAT_HOLD_RING <<
- * (GPULAT_HOLD_LEVELS - 1) of them: 4096 x 2^shift, 128 to 256
- * thresholds.
+ * traced).  The levels then surely reach back (GPULAT_HOLD_RING - 1)
+ * epochs of the coarsest level, 3968 x 2^shift (124 to 248
+ * thresholds), and up to two more as the switches fell.
  */
 static inline __u32 gpulat_hold_shift(__u64 sched_gate)
 {

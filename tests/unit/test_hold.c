@@ -149,8 +149,40 @@ TEST(two_hogs_every_length)
 }
 
 /*
- * Beyond 4096 epochs of level 0 (1.07 s here) the levels do not reach
- * back: what the coarsest level still holds is named, and reached says
+ * The reach, at every phase of the coarsest epoch (33.5 ms here), the
+ * CPU switching each millisecond: a wait of 31 of its epochs is always
+ * reached back, one of 33 and a millisecond never (its start's ring
+ * entry was overwritten by then).  Documentation/trace.rst.
+ */
+TEST(the_reach_at_every_phase)
+{
+	struct gpulat_hold_who who[GPULAT_HOLD_WHO];
+	unsigned int p, n;
+	int reached;
+
+	for (p = 0; p < 16; p++) {
+		struct cpu *c = cpu_new(GATE);
+		uint64_t ep = 1ULL << (c->shift + GPULAT_HOLD_LEVELS - 1),
+			 t = 2 * MS, start = 300 * MS + p * ep / 16 + 7 * US,
+			 in = start + 31 * ep, out = start + 33 * ep + MS;
+		int32_t next = 101;
+
+		for (; t < in; t += MS, next ^= 101 ^ 102)
+			cpu_switch(c, next, t);
+		n = eval(c, 7, 0, start, in, who, &reached);
+		EXPECT_TRUE(reached) TH_LOG("phase %u/16: 31 epochs", p);
+		EXPECT_EQ(2U, n);
+		for (; t < out; t += MS, next ^= 101 ^ 102)
+			cpu_switch(c, next, t);
+		eval(c, 7, 0, start, out, who, &reached);
+		EXPECT_FALSE(reached) TH_LOG("phase %u/16: 33 epochs", p);
+		cpu_free(c);
+	}
+}
+
+/*
+ * Beyond 33 epochs of the coarsest level (1.1 s here) the levels do not
+ * reach back: what the coarsest level still holds is named, and reached says
  * the rest is unknown.
  */
 TEST(beyond_the_levels)
