@@ -12,6 +12,10 @@
 #   FORBID_ADVICE   an extended regex no advice of any layer may match
 #                   (a precondition false on this host)
 #
+# Every incident also holds the advice to the preconditions the
+# diagnosis itself measured: the queue advice only where the storage
+# layer's time in the queue exceeds its time in the device.
+#
 # It prints one line for the runner, "result NAME EXPECTED GOT layer=ok
 # culprit=ok advice=ok" (ok, miss, or - when not asked), then exits 0
 # when all held, 1 when one did not, 4 when it cannot run here (SKIP
@@ -97,6 +101,37 @@ sc_memcg() {
 	sc_undo "rmdir '$SC_CG'"
 }
 
+# sc_cgroup NAME: a container's cgroup, as a runtime makes one: in the
+# cgroup2 mount (pure, or the unified one of a hybrid host) and, on a
+# hybrid host, in the v1 cpu hierarchy too; removed at exit.  The files
+# taking its pids in SC_CG_PROCS (space-separated), its cgroup2 folder
+# in SC_CG2, its v1 cpu folder (or none) in SC_CG1
+sc_cgroup() {
+	local v2 v1=/sys/fs/cgroup/cpu
+	v2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	[[ -n $v2 && -w $v2 ]] || return 1
+	SC_CG2=$v2/$1.$$ SC_CG1=
+	mkdir "$SC_CG2" || return 1
+	sc_undo "rmdir '$SC_CG2'"
+	SC_CG_PROCS=$SC_CG2/cgroup.procs
+	if [[ -f $v1/cpu.shares && -w $v1 ]]; then
+		SC_CG1=$v1/$1.$$
+		mkdir "$SC_CG1" || return 1
+		sc_undo "rmdir '$SC_CG1'"
+		SC_CG_PROCS+=" $SC_CG1/cgroup.procs"
+	fi
+}
+
+# sc_py_join: Python that puts its own process into every SC_CG_PROCS
+sc_py_join() {
+	local f out=
+	for f in $SC_CG_PROCS; do
+		out+="open('$f', 'w').write(str(__import__('os').getpid()))
+"
+	done
+	printf '%s' "$out"
+}
+
 # sc_last_cpu: the highest online CPU
 sc_last_cpu() { echo $(($(nproc) - 1)); }
 
@@ -121,7 +156,8 @@ res = {"layer": "ok" if got == layer else "miss"}
 names = []
 if first:
     names = [c["comm"] for c in first.get("culprits", [])] + \
-            [a["comm"] for a in first.get("affected", [])]
+            [a["comm"] for a in first.get("affected", [])] + \
+            [a["comm"] for a in first.get("io_users", [])]
 adv = first.get("advice", []) if first else []
 if culprit:
     res["culprit"] = "ok" if any(re.search(culprit, n) for n in names) else "miss"
@@ -135,6 +171,14 @@ if pids:
                             for a in adv)
 every = [a for l in d["layers"] for a in l.get("advice", [])]
 bad = [a for a in every if forbid and re.search(forbid, a)]
+for l in d["layers"]:
+    if l["layer"] != "storage":
+        continue
+    ex = {s: sum(e["excess_ns"] for e in l["evidence"]
+                 if e["series"].endswith("." + s)) for s in ("queue", "device")}
+    if ex["queue"] <= ex["device"]:
+        bad += [a for a in l.get("advice", [])
+                if a.startswith("Requests wait in the I/O scheduler")]
 res["advice"] = "-" if not (advice or pids or forbid) else \
                 ("ok" if ok_adv and not bad else "miss")
 print("result %s %s %s %s" % (name, layer, got,

@@ -203,8 +203,8 @@ TEST_F(diag, kernel_thread_is_not_killed)
 TEST_F(diag, trace_and_cpu_time_agree_on_a_cause)
 {
 	struct diag_task tasks[] = {
-		{ 4242, 4242, 1, 5000 * MS, "xhog" },
-		{ 4243, 4243, 1, 5000 * MS, "diaghog" },
+		{ 4242, 4242, 1, 5000 * MS, "xhog", 0 },
+		{ 4243, 4243, 1, 5000 * MS, "diaghog", 0 },
 	};
 	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
 	struct gl_trace_rec recs[10];

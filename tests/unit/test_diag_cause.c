@@ -3,7 +3,8 @@
  * gpulat diagnose: the root cause ranks above its effect.  The
  * scheduler's waits are another layer's doing when most of the outlier
  * time went to tasks doing that abnormal layer's work: its kernel
- * threads, or the tasks its own outliers happened to.  Neither alone is
+ * threads, the tasks its own outliers happened to, or (storage) the
+ * processes that moved most of its I/O.  Neither alone is
  * enough: a holder of no layer, or of a normal one, leaves the ranking.
  */
 #include "diag_cases.h"
@@ -146,6 +147,75 @@ TEST_F(diag, other_reads_leave_storage_first)
 	ASSERT_EQ(0, run(self, _metadata, NULL));
 	EXPECT_EQ(DIAG_STORAGE, diag_ranked(self->r, 1));
 	EXPECT_EQ(NULL, strstr(self->text, "an effect of"));
+}
+
+/*
+ * An I/O storm whose reader keeps the CPU busy too: the scheduler's waits
+ * on CPU 1 (400 ms/s) held by pid 5000 "loader", the disk slow (40 reads
+ * of 60 ms, none traced), and /proc says whose the I/O was: @io_pid's.
+ */
+static void io_storm(FIXTURE_DATA(diag) *self, struct gl_trace_rec *recs,
+		     size_t nr, struct diag_task *tasks, int32_t io_pid)
+{
+	size_t i;
+
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	blob_record(&self->end, S_BLK_READ, 60 * MS, 40);
+	memset(recs, 0, nr * sizeof(*recs));
+	for (i = 0; i < nr; i++) {
+		struct gpulat_rec_sample *s;
+
+		s = wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP, 20 * MS, 777,
+			     770, "feeder");
+		add_culprit(s, 5000, 5000, 14 * MS, "loader");
+		add_culprit(s, 4243, 4243, 4 * MS, "diaghog");
+	}
+	self->w.recs = recs;
+	self->w.nr_recs = nr;
+	self->w.trace_ok = true;
+	put_comm(self->root, 5000, 5000, "loader");
+	put_comm(self->root, 6000, 6000, "backup");
+	tasks[0] = (struct diag_task){ 5000, 5000, 1, 7000 * MS, "loader",
+				       io_pid == 5000 ? 900ULL << 20 : 0 };
+	tasks[1] = (struct diag_task){ 6000, 6000, 0, 100 * MS, "backup",
+				       io_pid == 6000 ? 900ULL << 20 : 0 };
+	tasks[2] = (struct diag_task){ 6001, 6001, 0, 100 * MS, "sshd",
+				       10ULL << 20 };
+}
+
+/* the reader's own I/O keeps the CPU busy: storage first, then its effect */
+TEST_F(diag, io_storm_ranks_storage_first)
+{
+	struct diag_task tasks[3];
+	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
+	struct gl_trace_rec recs[10];
+
+	io_storm(self, recs, ARRAY_SIZE(recs), tasks, 5000);
+	ASSERT_EQ(0, run(self, _metadata, &used));
+	EXPECT_EQ(DIAG_STORAGE, diag_ranked(self->r, 1));
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 2));
+	EXPECT_NE(NULL, strstr(joined(self->text), "I/O by: loader pid 5000 (900.0 MiB, 99% of all)"));
+	EXPECT_NE(NULL, strstr(joined(self->text), "an effect of the storage (#1): its tasks held the CPU in 70% of these waits' outlier time, loader (pid 5000) the most"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_STORAGE,
+			       "The storage I/O of the watch was mostly loader (pid 5000, 99%)'s: if that is not the job's own loading (a backup, a copy, a scan), stop it (kill 5000)"));
+	EXPECT_NE(NULL, strstr(self->json, "\"io_users\":[{\"comm\":\"loader\",\"pid\":5000,\"bytes\":943718400,"));
+}
+
+/* another process's I/O: the CPU hog is no storage work, nothing moves */
+TEST_F(diag, io_of_another_leaves_the_ranking)
+{
+	struct diag_task tasks[3];
+	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
+	struct gl_trace_rec recs[10];
+
+	io_storm(self, recs, ARRAY_SIZE(recs), tasks, 6000);
+	ASSERT_EQ(0, run(self, _metadata, &used));
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
+	EXPECT_EQ(NULL, strstr(self->text, "an effect of"));
+	EXPECT_NE(NULL, strstr(joined(self->text), "I/O by: backup pid 6000 (900.0 MiB, 99% of all)"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_STORAGE, "mostly backup (pid 6000, 99%)'s"));
+	/* the small readers are not named: under a quarter of the bytes */
+	EXPECT_EQ(NULL, strstr(self->text, "sshd pid 6001"));
 }
 
 TEST_HARNESS_MAIN

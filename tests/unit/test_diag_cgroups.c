@@ -316,4 +316,53 @@ TEST_F(diag, v2_no_root_advice_no_empty_task_list)
 	EXPECT_FALSE(advice_has(self->r, DIAG_STORAGE, "its tasks: ."));
 }
 
+/*
+ * A container's workers wait behind the root cgroup's tasks a little
+ * longer than the root's wait behind them: the root is never advised,
+ * the container is (the next row, with half the top's time or more).
+ */
+TEST_F(diag, container_advised_after_a_root_row)
+{
+	struct gl_trace_rec recs[19];
+	uint64_t hog, top;
+	char cg[96];
+	size_t i;
+
+	snprintf(cg, sizeof(cg), "%s/cg", self->root);
+	hog = mkcg(cg, HOG_DIR);
+	top = mkcg(cg, "");
+	ASSERT_NE(0, hog);
+	ASSERT_NE(0, top);
+	put(cg, HOG_DIR, "cpu.max", "max 100000");
+	gl_cg_set_root(cg);
+
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < ARRAY_SIZE(recs); i++) {
+		struct gpulat_rec_sample *s;
+		bool root_holds = i < 10;
+
+		s = wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP, 20 * MS,
+			     root_holds ? 4242 : 777, root_holds ? 4242 : 770,
+			     root_holds ? "worker" : "feeder");
+		s->flags |= GPULAT_REC_F_CGROUP;
+		s->cgroup_id = root_holds ? hog : top;
+		if (root_holds)
+			add_culprit(s, 60, 60, 19 * MS, "sh");
+		else
+			add_culprit(s, 4242, 4242, 19 * MS, "worker");
+		s->culprit_cgroup[0] = root_holds ? top : hog;
+	}
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	gl_cg_set_root(NULL);
+
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
+			       "Keep docker 111111111111 off the CPUs of /"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "its tasks: 4242 (worker)."));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "Keep / off"));
+}
+
 TEST_HARNESS_MAIN

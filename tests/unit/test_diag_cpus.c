@@ -55,9 +55,9 @@ static void many_layout(struct blob *b, uint64_t time_ns, uint64_t scale)
 TEST_F(diag, many_cpus_slow_one_past_64)
 {
 	struct diag_task tasks[] = {
-		{ 9100, 9100, 100, 4900 * MS, "bighog" },
-		{ 9101, 9100, 100, 100 * MS, "bighog-io" },
-		{ 9003, 9003, 3, 3000 * MS, "elsewhere" },
+		{ 9100, 9100, 100, 4900 * MS, "bighog", 0 },
+		{ 9101, 9100, 100, 100 * MS, "bighog-io", 0 },
+		{ 9003, 9003, 3, 3000 * MS, "elsewhere", 0 },
 	};
 	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
 	const struct diag_culprit *c;
@@ -95,7 +95,7 @@ TEST_F(diag, many_cpus_slow_one_past_64)
 TEST_F(diag, no_kill_advice_for_gone_tasks)
 {
 	struct diag_task tasks[] = {
-		{ 4243, 4243, 1, 4800 * MS, "diaghog" },
+		{ 4243, 4243, 1, 4800 * MS, "diaghog", 0 },
 	};
 	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
 	struct gl_trace_rec recs[10];
@@ -176,8 +176,8 @@ TEST_F(diag, waits_alike_on_every_cpu)
 TEST_F(diag, shares_over_the_scans_span)
 {
 	struct diag_task tasks[] = {
-		{ 4242, 4242, 1, 4900 * MS, "xmrig" },
-		{ 4243, 4243, 1, 6000 * MS, "diaghog" },
+		{ 4242, 4242, 1, 4900 * MS, "xmrig", 0 },
+		{ 4243, 4243, 1, 6000 * MS, "diaghog", 0 },
 	};
 	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks),
 				   .span_s = 20 };
@@ -279,8 +279,8 @@ static void other_cpus_waits(struct blob *end, uint32_t ncpus)
 TEST_F(diag, hogs_pinned_one_cpu_of_two)
 {
 	struct diag_task tasks[] = {
-		{ 4242, 4242, 1, 4900 * MS, "xmrig" },
-		{ 4243, 4243, 1, 4800 * MS, "hog" },
+		{ 4242, 4242, 1, 4900 * MS, "xmrig", 0 },
+		{ 4243, 4243, 1, 4800 * MS, "hog", 0 },
 	};
 	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
 
@@ -310,8 +310,8 @@ TEST_F(diag, hogs_pinned_one_cpu_of_two)
 TEST_F(diag, two_alike_hogs_one_advice)
 {
 	struct diag_task tasks[] = {
-		{ 4242, 4242, 1, 4900 * MS, "hog" },
-		{ 4243, 4243, 1, 4800 * MS, "hog" },
+		{ 4242, 4242, 1, 4900 * MS, "hog", 0 },
+		{ 4243, 4243, 1, 4800 * MS, "hog", 0 },
 	};
 	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
 
@@ -325,6 +325,48 @@ TEST_F(diag, two_alike_hogs_one_advice)
 			       "hog (pids 4242 and 4243) used 49% and 48% of a CPU on CPU 1: if they are runaway, forgotten or unknown jobs, release them (kill 4242 4243)"));
 	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "hog (pid 4242) used"));
 	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "hog (pid 4243) used"));
+}
+
+/* Three copies of one job (a container's workers): all three pids, one line. */
+TEST_F(diag, three_alike_hogs_one_advice)
+{
+	struct diag_task tasks[] = {
+		{ 4242, 4242, 1, 3300 * MS, "worker", 0 },
+		{ 4243, 4243, 1, 3200 * MS, "worker", 0 },
+		{ 4244, 4244, 1, 3100 * MS, "worker", 0 },
+	};
+	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
+
+	put_comm(self->root, 4242, 4242, "worker");
+	put_comm(self->root, 4243, 4243, "worker");
+	put_comm(self->root, 4244, 4244, "worker");
+	cpus_watch(self, 2);
+	two_hogs_on_cpu1(&self->end, 2);
+	ASSERT_EQ(0, run(self, _metadata, &used));
+	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
+			       "worker (pids 4242, 4243 and 4244) used 33%, 32% and 31% of a CPU on CPU 1: if they are runaway, forgotten or unknown jobs, release them (kill 4242 4243 4244)"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "worker (pid 4244) used"));
+}
+
+/* One of the three gone: the two still there, the third said gone. */
+TEST_F(diag, alike_hogs_one_gone)
+{
+	struct diag_task tasks[] = {
+		{ 4242, 4242, 1, 3300 * MS, "worker", 0 },
+		{ 4243, 4243, 1, 3200 * MS, "worker", 0 },
+		{ 4244, 4244, 1, 3100 * MS, "worker", 0 },
+	};
+	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
+
+	put_comm(self->root, 4242, 4242, "worker");
+	put_comm(self->root, 4243, 4243, "worker");
+	cpus_watch(self, 2);
+	two_hogs_on_cpu1(&self->end, 2);
+	ASSERT_EQ(0, run(self, _metadata, &used));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
+			       "worker (pids 4242 and 4243) used 33% and 32% of a CPU on CPU 1"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "kill 4242 4243 4244"));
 }
 
 /* The same on CPU 1 of 8, the other seven at 60%, culprits from the trace. */
@@ -367,9 +409,9 @@ TEST_F(diag, hogs_pinned_one_cpu_of_eight)
 TEST_F(diag, uniform_overload_is_alike)
 {
 	struct diag_task tasks[] = {
-		{ 5000, 5000, 0, 9000 * MS, "loader" },
-		{ 5001, 5001, 3, 8900 * MS, "loader" },
-		{ 5002, 5002, 6, 8800 * MS, "loader" },
+		{ 5000, 5000, 0, 9000 * MS, "loader", 0 },
+		{ 5001, 5001, 3, 8900 * MS, "loader", 0 },
+		{ 5002, 5002, 6, 8800 * MS, "loader", 0 },
 	};
 	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
 	uint32_t cpu;

@@ -43,10 +43,10 @@ TEST_F(diag, quiet_host_nothing_abnormal)
 TEST_F(diag, hogs_rank_scheduler_first)
 {
 	struct diag_task tasks[] = {
-		{ 4242, 4242, 1, 4900 * MS, "xmrig" },
-		{ 4243, 4243, 1, 4800 * MS, "diaghog" },
-		{ 100, 100, 0, 100 * MS, "bash" },
-		{ 555, 555, 3, 3000 * MS, "elsewhere" },
+		{ 4242, 4242, 1, 4900 * MS, "xmrig", 0 },
+		{ 4243, 4243, 1, 4800 * MS, "diaghog", 0 },
+		{ 100, 100, 0, 100 * MS, "bash", 0 },
+		{ 555, 555, 3, 3000 * MS, "elsewhere", 0 },
 	};
 	struct diag_tasks used = { .v = tasks, .n = ARRAY_SIZE(tasks) };
 	const struct diag_culprit *c;

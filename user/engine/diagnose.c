@@ -436,6 +436,8 @@ int diag_analyze_gpu(const struct watch *w, const struct diag_tasks *used,
 		ret = diag_slow_cpus(r);
 	if (!ret && used)
 		ret = diag_cpu_users(r, used);
+	if (!ret && used)
+		ret = diag_io_users(r, used);
 	if (ret) {
 		diag_free(r);
 		return ret;

@@ -48,6 +48,8 @@ struct diag_task {
 	uint32_t cpu;		/* CPU it last ran on */
 	uint64_t cpu_ns;	/* CPU time (user + system) */
 	char comm[GPULAT_COMM_LEN];
+	/* bytes it had read from and written to storage (/proc/.../io) */
+	uint64_t io_bytes;
 };
 
 struct diag_tasks {

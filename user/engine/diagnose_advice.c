@@ -150,39 +150,59 @@ static bool diag_unkillable(int32_t pid)
 	return pid == 1 || diag_is_kthread(pid);
 }
 
-/*
- * diag_advise_pair - one advice for the two top culprits when they are
- * alike (same name, same CPUs, both still there, neither a miner): two
- * copies of one job.  True when it advised.
- */
-static bool diag_advise_pair(struct diag_layer_res *L)
+/* diag_list_sep - ", " between the items of a list of @n, " and " last */
+static const char *diag_list_sep(size_t k, size_t n)
 {
-	const struct diag_culprit *a = &L->culprits[0], *b = &L->culprits[1];
-	char cpus[64], cpus_b[64], comm[GPULAT_COMM_LEN], doing[160];
+	return !k ? "" : k + 1 < n ? ", " : " and ";
+}
 
-	if (L->nr_culprits < 2 || a->tgid <= 0 || b->tgid <= 0 ||
-	    a->tgid == b->tgid || a->miner || b->miner ||
-	    a->from_trace != b->from_trace || !diag_cause(a) ||
-	    !diag_cause(b) || strcmp(a->comm, b->comm))
-		return false;
+/*
+ * diag_advise_alike - one advice for the top culprits when they are alike
+ * (same name, same CPUs, all still there, none a miner): copies of one
+ * job, every pid of them in one line.  True when it advised.
+ */
+static bool diag_advise_alike(struct diag_layer_res *L)
+{
+	const struct diag_culprit *a = &L->culprits[0];
+	char cpus[64], cpus_k[64], comm[GPULAT_COMM_LEN], doing[200];
+	char pids[80] = "", shares[64] = "", kill_[80] = "";
+	size_t k, j, n, np = 0, ns = 0, nk = 0;
+
 	diag_cpus_text(cpus, sizeof(cpus), &a->cpus);
-	diag_cpus_text(cpus_b, sizeof(cpus_b), &b->cpus);
-	if (strcmp(cpus, cpus_b) || !diag_still_there(a, a->tgid) ||
-	    !diag_still_there(b, b->tgid) || diag_unkillable(a->tgid) ||
-	    diag_unkillable(b->tgid))
+	for (n = 0; n < L->nr_culprits; n++) {
+		const struct diag_culprit *c = &L->culprits[n];
+
+		for (j = 0; j < n; j++)
+			if (L->culprits[j].tgid == c->tgid)
+				break;
+		diag_cpus_text(cpus_k, sizeof(cpus_k), &c->cpus);
+		if (j < n || c->tgid <= 0 || c->miner ||
+		    c->from_trace != a->from_trace || !diag_cause(c) ||
+		    strcmp(c->comm, a->comm) || strcmp(cpus, cpus_k) ||
+		    !diag_still_there(c, c->tgid) || diag_unkillable(c->tgid))
+			break;
+	}
+	if (n < 2)
 		return false;
+	for (k = 0; k < n; k++) {
+		const struct diag_culprit *c = &L->culprits[k];
+
+		np += snprintf(pids + np, sizeof(pids) - np, "%s%d",
+			       diag_list_sep(k, n), c->tgid);
+		ns += snprintf(shares + ns, sizeof(shares) - ns, "%s%.0f%%",
+			       diag_list_sep(k, n), 100 * c->share);
+		nk += snprintf(kill_ + nk, sizeof(kill_) - nk, " %d", c->tgid);
+	}
 	if (a->from_trace)
 		snprintf(doing, sizeof(doing),
-			 "held %s in %.0f%% and %.0f%% of the outlier waits",
-			 cpus, 100 * a->share, 100 * b->share);
+			 "held %s in %s of the outlier waits", cpus, shares);
 	else
-		snprintf(doing, sizeof(doing),
-			 "used %.0f%% and %.0f%% of a CPU on %s",
-			 100 * a->share, 100 * b->share, cpus);
+		snprintf(doing, sizeof(doing), "used %s of a CPU on %s",
+			 shares, cpus);
 	units_printable(comm, sizeof(comm), a->comm);
 	diag_advise(L,
-		    "%s (pids %d and %d) %s: if they are runaway, forgotten or unknown jobs, release them (kill %d %d); if they belong here, move them off the CPUs of the GPU feeder threads (taskset -a -pc LIST PID, or a cpuset), or the feeders away from them.",
-		    comm, a->tgid, b->tgid, doing, a->tgid, b->tgid);
+		    "%s (pids %s) %s: if they are runaway, forgotten or unknown jobs, release them (kill%s); if they belong here, move them off the CPUs of the GPU feeder threads (taskset -a -pc LIST PID, or a cpuset), or the feeders away from them.",
+		    comm, pids, doing, kill_);
 	return true;
 }
 
@@ -257,7 +277,7 @@ static void diag_advise_culprits(struct diag_layer_res *L)
 	size_t k;
 
 	diag_advise_miners(L);
-	if (diag_advise_pair(L))
+	if (diag_advise_alike(L))
 		return;
 	for (k = 0; k < L->nr_culprits && k < 2; k++) {
 		const struct diag_culprit *c = &L->culprits[k];
@@ -490,6 +510,47 @@ static void diag_advise_network(struct diag_result *r)
 		    "For multi-GPU training, check NCCL's transport and its errors (NCCL_DEBUG=INFO) and the fabric (InfiniBand or RoCE port counters).");
 }
 
+/*
+ * diag_advise_io_users - who moved most of the I/O, with the pids still
+ * there under their name (a kernel thread's is not to be killed)
+ */
+static void diag_advise_io_users(struct diag_layer_res *L)
+{
+	char who[3 * (GPULAT_COMM_LEN + 40)], pids[64], comm[GPULAT_COMM_LEN];
+	struct diag_culprit c;
+	size_t k, nw = 0, np = 0;
+
+	who[0] = pids[0] = '\0';
+	for (k = 0; k < L->nr_io; k++) {
+		const struct diag_io_user *u = &L->io[k];
+
+		memset(&c, 0, sizeof(c));
+		c.pid = c.tgid = u->pid;
+		memcpy(c.comm, u->comm, sizeof(c.comm));
+		units_printable(comm, sizeof(comm), u->comm);
+		nw += snprintf(who + nw, sizeof(who) - nw, "%s%s (pid %d, %.0f%%)",
+			       k ? ", " : "", comm, u->pid, 100 * u->share);
+		if (nw >= sizeof(who))
+			nw = sizeof(who) - 1;
+		if (diag_still_there(&c, u->pid) && !diag_unkillable(u->pid)) {
+			np += snprintf(pids + np, sizeof(pids) - np, " %d",
+				       u->pid);
+			if (np >= sizeof(pids))
+				np = sizeof(pids) - 1;
+		}
+	}
+	if (!L->nr_io)
+		return;
+	if (np)
+		diag_advise(L,
+			    "The storage I/O of the watch was mostly %s's: if that is not the job's own loading (a backup, a copy, a scan), stop it (kill%s) or move it to another disk.",
+			    who, pids);
+	else
+		diag_advise(L,
+			    "The storage I/O of the watch was mostly %s's, gone since: look for what started it (a backup, a copy, a scan) before it returns.",
+			    who);
+}
+
 static void diag_advise_storage(struct diag_result *r)
 {
 	struct diag_layer_res *L = &r->layer[DIAG_STORAGE];
@@ -519,6 +580,7 @@ static void diag_advise_storage(struct diag_result *r)
 	else
 		diag_advise(L,
 			    "Check the disks: iostat -x 1 10 (r_await, w_await, %%util) and their health (smartctl -a, nvme smart-log).");
+	diag_advise_io_users(L);
 	if (queue)
 		diag_advise(L,
 			    "Requests wait in the I/O scheduler longer than the disk takes to serve them (block.*.queue): the disk's queue is full. Spread the load over more disks, or move the data.");

@@ -12,9 +12,10 @@
  * more can be said than of the time they name.
  *
  * A holder does a layer's work when it is one of the kernel threads of
- * that layer (by name, below), or one of the tasks that layer's own
+ * that layer (by name, below), one of the tasks that layer's own
  * outliers happened to (a task stalled in reclaim, a task whose I/O
- * waited).  Likewise the disk's waits are a memory cgroup limit's doing
+ * waited), or one of the processes that moved most of the storage I/O
+ * in the watch (a reader whose own reads keep the CPUs busy).  Likewise the disk's waits are a memory cgroup limit's doing
  * when most of them are the requests of tasks that reclaim at their
  * limit.  The rules are for the class: no layer is named by a case.
  */
@@ -64,6 +65,10 @@ static enum diag_layer diag_holder_layer(const struct diag_result *r,
 		for (k = 0; k < L->nr_affected; k++)
 			if (L->affected[k].pid == c->pid ||
 			    (c->tgid > 0 && L->affected[k].tgid == c->tgid))
+				return l;
+		for (k = 0; k < L->nr_io; k++)
+			if (L->io[k].pid == c->pid ||
+			    (c->tgid > 0 && L->io[k].pid == c->tgid))
 				return l;
 	}
 	return DIAG_NR_LAYERS;

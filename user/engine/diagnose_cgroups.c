@@ -411,17 +411,18 @@ static void advise_memory(char *a, size_t len, const struct diag_cg_row *row)
 }
 
 /*
- * advise - the top row's advice: the limits to change, in the files this
- * host has (v2, or v1 on a hybrid host); none for a hierarchy's root
+ * advise - a row's advice: the limits to change, in the files this host
+ * has (v2, or v1 on a hybrid host); none for a hierarchy's root.  True
+ * when it advised.
  */
-static void advise(struct diag_layer_res *L, const struct diag_cg_row *row,
+static bool advise(struct diag_layer_res *L, const struct diag_cg_row *row,
 		   int l)
 {
 	char a[4 * PATH_MAX];
 	size_t n;
 
 	if (L->nr_advice >= DIAG_MAX_ADVICE)
-		return;
+		return false;
 	a[0] = '\0';
 	if (l == DIAG_SCHED)
 		advise_sched(a, sizeof(a), row);
@@ -430,11 +431,12 @@ static void advise(struct diag_layer_res *L, const struct diag_cg_row *row,
 	else
 		advise_memory(a, sizeof(a), row);
 	if (!a[0])
-		return;
+		return false;
 	/* a long path cuts the advice short, not the tool */
 	n = strnlen(a, DIAG_TEXT_LEN - 1);
 	memcpy(L->advice[L->nr_advice], a, n);
 	L->advice[L->nr_advice++][n] = '\0';
+	return true;
 }
 
 /* diag_cgroups - see diagnose_cg.h */
@@ -464,8 +466,16 @@ int diag_cgroups(struct diag_result *r, const struct watch *w)
 		qsort(t[l].v, t[l].n, sizeof(t[l].v[0]), acc_cmp);
 		for (k = 0; k < t[l].n && k < DIAG_CG_ROWS; k++)
 			fill_row(&C->rows[C->nr_rows++], &t[l].v[k], l);
-		if (C->nr_rows)
-			advise(&r->layer[l], &C->rows[0], l);
+		/*
+		 * the first row with advice, of those with half the top's
+		 * time at least: a container's waits behind the root's tasks
+		 * (nothing to cap there) may come just before the root's
+		 * behind the container's
+		 */
+		for (k = 0; k < C->nr_rows &&
+			    2 * C->rows[k].ns >= C->rows[0].ns; k++)
+			if (advise(&r->layer[l], &C->rows[k], l))
+				break;
 	}
 	free(t);
 	return 0;

@@ -2,8 +2,10 @@
 /*
  * gpulat diagnose: culprit attribution.  The tasks that held the CPU
  * during the outlier waits (the trace), the processes that used the slow
- * CPUs (/proc CPU time, when the trace cannot say), the slow and the hot
- * CPUs, and whether tasks wait on every CPU alike.
+ * CPUs (/proc CPU time, when the trace cannot say), the processes whose
+ * storage I/O it was (/proc I/O bytes: a disk's waits name no task when
+ * none passes the trace's threshold), the slow and the hot CPUs, and
+ * whether tasks wait on every CPU alike.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -424,6 +426,68 @@ int diag_cpu_users(struct diag_result *r, const struct diag_tasks *used)
 		if (!dup && L->nr_culprits < DIAG_MAX_CULPRITS)
 			diag_culprit_set(&L->culprits[L->nr_culprits++], p,
 					 false, share);
+	}
+	diag_procs_free(&procs);
+	return ret;
+}
+
+/*
+ * diag_io_users - the processes that read from and wrote to storage at
+ * least DIAG_IO_SHARE of every process's bytes during the watch, most
+ * first.  /proc/PID/io counts a process's own requests and the pages it
+ * dirtied (written back later by the kernel's flushers, in its name),
+ * on every disk.
+ */
+int diag_io_users(struct diag_result *r, const struct diag_tasks *used)
+{
+	struct diag_layer_res *L = &r->layer[DIAG_STORAGE];
+	struct diag_procs procs = { 0 };
+	uint64_t total = 0;
+	pid_t self = getpid();
+	struct diag_task *v;
+	size_t i, j;
+	int ret = 0;
+
+	v = malloc((used->n ? used->n : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (used->n)
+		memcpy(v, used->v, used->n * sizeof(*v));
+	qsort(v, used->n, sizeof(*v), diag_task_tgid_cmp);
+	for (i = 0; i < used->n && !ret; i = j) {
+		struct diag_proc *p = NULL;
+		const char *comm = v[i].comm;
+
+		for (j = i; j < used->n && v[j].tgid == v[i].tgid; j++) {
+			if (v[j].pid == v[j].tgid)
+				comm = v[j].comm;
+			total += v[j].io_bytes;
+			if (!v[j].io_bytes || v[j].tgid == self || ret)
+				continue;
+			if (!p && !(p = diag_procs_push(&procs))) {
+				ret = -ENOMEM;
+				continue;
+			}
+			p->pid = p->tgid = v[i].tgid;
+			p->ns += v[j].io_bytes;	/* bytes, sorted as ns */
+		}
+		if (p)
+			snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	}
+	free(v);
+	if (!ret)
+		diag_procs_sort(&procs);
+	for (i = 0; !ret && i < procs.n && L->nr_io < DIAG_MAX_CULPRITS;
+	     i++) {
+		struct diag_io_user *u = &L->io[L->nr_io];
+
+		if ((double)procs.v[i].ns < DIAG_IO_SHARE * total)
+			break;
+		u->pid = procs.v[i].pid;
+		memcpy(u->comm, procs.v[i].comm, sizeof(u->comm));
+		u->bytes = procs.v[i].ns;
+		u->share = (double)u->bytes / total;
+		L->nr_io++;
 	}
 	diag_procs_free(&procs);
 	return ret;

@@ -99,6 +99,14 @@ struct diag_proc {
 	struct cpuset cpus;
 };
 
+/* A process that moved a large part of the storage I/O in the watch. */
+struct diag_io_user {
+	int32_t pid;		/* the process */
+	char comm[GPULAT_COMM_LEN];
+	uint64_t bytes;		/* read from and written to storage */
+	double share;		/* of every process's bytes */
+};
+
 struct diag_procs {
 	struct diag_proc *v;
 	size_t n, cap;
@@ -141,6 +149,9 @@ struct diag_layer_res {
 	uint32_t caused;	/* the layers that are this one's effect, 1 << l */
 	struct diag_proc affected[DIAG_MAX_AFFECTED];
 	size_t nr_affected;
+	/* storage: the processes whose I/O it was, from /proc */
+	struct diag_io_user io[DIAG_MAX_CULPRITS];
+	size_t nr_io;
 	uint64_t trace_wait_ns;	/* outlier wait time the culprits share */
 	struct diag_xid_seen xids[DIAG_MAX_XIDS];
 	size_t nr_xids, xids_in_window;
@@ -235,6 +246,15 @@ int diag_trace(struct diag_result *r, const struct watch *w);
 int diag_slow_cpus(struct diag_result *r);
 /* diag_cpu_users - culprits of the scheduler from /proc; 0 or -ENOMEM */
 int diag_cpu_users(struct diag_result *r, const struct diag_tasks *used);
+
+/*
+ * DIAG_IO_SHARE - the share of every process's storage bytes in the
+ * watch that names a process as the storage layer's I/O user
+ */
+#define DIAG_IO_SHARE		0.25
+
+/* diag_io_users - the storage layer's I/O users from /proc; 0 or -ENOMEM */
+int diag_io_users(struct diag_result *r, const struct diag_tasks *used);
 /* diag_alike - whether tasks wait on every CPU alike, where they do not */
 void diag_alike(struct diag_result *r);
 /* --- diagnose_cause.c: the root cause above its effect --------------- */

@@ -180,6 +180,28 @@ static void diag_print_affected(FILE *f, const struct diag_layer_res *L)
 	wrap_end(&w);
 }
 
+/* diag_print_io - "  I/O by: dataload pid 301 (812.4 MiB, 97% of all)" */
+static void diag_print_io(FILE *f, const struct diag_layer_res *L)
+{
+	char tok[128], comm[GPULAT_COMM_LEN];
+	struct wrap w;
+	size_t k;
+
+	if (!L->nr_io)
+		return;
+	wrap_begin(&w, f, "  I/O by:", 4);
+	for (k = 0; k < L->nr_io; k++) {
+		const struct diag_io_user *u = &L->io[k];
+
+		units_printable(comm, sizeof(comm), u->comm);
+		snprintf(tok, sizeof(tok), "%s pid %d (%.1f MiB, %.0f%% of all)%s",
+			 comm, u->pid, u->bytes / 1048576.0, 100 * u->share,
+			 k + 1 < L->nr_io ? ";" : "");
+		wrap_add(&w, " ", tok);
+	}
+	wrap_end(&w);
+}
+
 static void diag_print_xids(FILE *f, const struct diag_result *r,
 			    const struct diag_layer_res *L)
 {
@@ -277,6 +299,7 @@ static void diag_print_layer(FILE *f, const struct diag_result *r,
 		fprintf(f, "  no samples\n");
 	diag_print_culprits(f, L);
 	diag_print_affected(f, L);
+	diag_print_io(f, L);
 	diag_cg_print(f, r, l);
 	for (k = 0; k < L->nr_notes; k++)
 		diag_wrap_words(f, "  note:", 4, L->notes[k]);
@@ -483,6 +506,16 @@ static void diag_json_layer(struct json *j, const struct diag_result *r,
 		json_u64(j, "pid", p->pid > 0 ? (uint64_t)p->pid : 0);
 		json_u64(j, "outliers", p->count);
 		json_u64(j, "ns", p->ns);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_array_begin(j, "io_users");
+	for (k = 0; k < L->nr_io; k++) {
+		json_object_begin(j, NULL);
+		json_str(j, "comm", L->io[k].comm);
+		json_u64(j, "pid", L->io[k].pid > 0 ? (uint64_t)L->io[k].pid : 0);
+		json_u64(j, "bytes", L->io[k].bytes);
+		json_double(j, "share", L->io[k].share);
 		json_object_end(j);
 	}
 	json_array_end(j);

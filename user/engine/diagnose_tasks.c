@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpulat diagnose: the collector of CPU time.  Every thread of /proc
- * (under $GPULAT_SYSROOT when set) with the CPU time it used so far,
- * and the difference between two such scans.
+ * gpulat diagnose: the collector of CPU time and storage I/O.  Every
+ * thread of /proc (under $GPULAT_SYSROOT when set) with the CPU time it
+ * used so far and the bytes it read from and wrote to storage, and the
+ * difference between two such scans.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -66,6 +67,35 @@ static int diag_task_parse(const char *buf, struct diag_task *t, long hz)
 		return -EINVAL;
 	t->cpu_ns = (utime + stime) * (1000000000ULL / (unsigned long long)hz);
 	return 0;
+}
+
+/*
+ * diag_task_io - the bytes thread @tid of @pid read from and wrote to
+ * storage so far (read_bytes + write_bytes of its io file: what it
+ * submitted, or dirtied for writeback; 0 when unreadable)
+ */
+static uint64_t diag_task_io(const char *root, long pid, long tid)
+{
+	char path[PATH_MAX], buf[512], *p;
+	unsigned long long v, sum = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/proc/%ld/task/%ld/io", root, pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if ((!strncmp(p, "read_bytes: ", 12) ||
+		     !strncmp(p, "write_bytes: ", 13)) &&
+		    sscanf(strchr(p, ' '), "%llu", &v) == 1)
+			sum += v;
+	return sum;
 }
 
 /* diag_tasks_push - room for one more task; NULL on ENOMEM */
@@ -150,6 +180,8 @@ int diag_tasks_read(struct diag_tasks *t)
 			e->tgid = (int32_t)pid;
 			if (diag_task_parse(buf, e, hz))
 				t->n--;
+			else
+				e->io_bytes = diag_task_io(root, pid, tid);
 		}
 		closedir(task);
 	}
@@ -188,7 +220,7 @@ int diag_tasks_delta(const struct diag_tasks *before,
 	for (i = 0; i < after->n; i++) {
 		const struct diag_task *a = &after->v[i], *b;
 		struct diag_task *d = &out->v[out->n++];
-		uint64_t prev = 0;
+		uint64_t prev = 0, prev_io = 0;
 
 		*d = *a;
 		b = before->n ? bsearch(a, sorted, before->n, sizeof(*sorted),
@@ -196,7 +228,10 @@ int diag_tasks_delta(const struct diag_tasks *before,
 		/* the same thread: a reused id has another process */
 		if (b && b->tgid == a->tgid && b->cpu_ns <= a->cpu_ns)
 			prev = b->cpu_ns;
+		if (b && b->tgid == a->tgid && b->io_bytes <= a->io_bytes)
+			prev_io = b->io_bytes;
 		d->cpu_ns = a->cpu_ns - prev;
+		d->io_bytes = a->io_bytes - prev_io;
 	}
 	free(sorted);
 	if (before->time_ns && after->time_ns > before->time_ns)

@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A data loader reads a file at random with O_DIRECT, 1 MiB at a time
+# and 64 requests in flight (few reads, little CPU): more than the disk
+# moves in the expected 20 ms p99, however fast it is.  The disk's own
+# service time or its queue is the wait, as the disk has it.  Storage
+# first, the reader named, the advice to check that disk and who did
+# the I/O, and the queue advice only where the queue's time was most of
+# it (lib.sh checks it against the diagnosis's own evidence).
+. "$(dirname "$0")/lib.sh"
+f=$(mktemp /var/tmp/gpulat-sc-disk.XXXXXX)
+sc_undo "rm -f '$f'"
+head -c $((512 << 20)) /dev/zero >"$f" && sync "$f" ||
+	sc_skip "cannot write a 512 MiB file in /var/tmp"
+disk=$(lsblk -no PKNAME "$(df --output=source "$f" | tail -1)" 2>/dev/null)
+sc_py diskreader 0-$(sc_last_cpu) "import os, mmap, random, threading
+fd = os.open('$f', os.O_RDONLY | os.O_DIRECT)
+n = os.fstat(fd).st_size >> 20
+def w():
+    b = mmap.mmap(-1, 1 << 20)
+    r = random.Random()
+    while True:
+        os.preadv(fd, [b], r.randrange(n) << 20)
+for _ in range(63):
+    threading.Thread(target=w, daemon=True).start()
+w()"
+EXPECT_LAYER=storage
+EXPECT_CULPRIT='^diskreader$'
+EXPECT_PIDS=$SC_LAST
+EXPECT_ADVICE="mostly diskreader \\(pid $SC_LAST"
+FORBID_ADVICE='cryptominer'
+sleep 1
+sc_diagnose || exit 1
+sc_judge
