@@ -13,7 +13,10 @@
 #   GPULAT=path/to/gpulat, SC_SECONDS=N (diagnose's watch, default 10)
 #
 # Needs root and the kernel's BTF; without them each incident is
-# skipped with the reason.  Exit 1 when an incident missed.
+# skipped with the reason.  Exit 1 when an incident missed.  Incidents
+# inject faults into the host: two runs at once (two checkouts, a CI
+# run beside a developer's) take turns, one incident at a time
+# (tests/lib/hostlock.py).
 cd "$(dirname "$0")/../.." || exit 1
 SHORT="cpu_hogs miner switch_storm"
 names=("$@")
@@ -40,7 +43,8 @@ for s in "${names[@]}"; do
 		echo "ok $n $name # SKIP $why"
 		continue
 	fi
-	out=$(bash "$s" 2>&1)
+	# one incident at a time on this host, whoever runs them
+	out=$(python3 tests/lib/hostlock.py gpulat-scenarios 900 bash "$s" 2>&1)
 	rc=$?
 	sed 's/^/# /' <<<"$out" | grep -v '^# result '
 	line=$(grep '^result ' <<<"$out" | tail -1)

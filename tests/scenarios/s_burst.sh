@@ -9,7 +9,7 @@ cpu=$(sc_last_cpu)
 sc_ticker feeder "$cpu" 0.005
 EXPECT_LAYER=scheduler
 EXPECT_CULPRIT='^burstjob$'
-FORBID_ADVICE='cryptominer'
+FORBID_ADVICE='burstjob \(pid [0-9]+\)[^.]* the name of a cryptominer'
 SC_SECONDS=12
 sc_diagnose &
 d=$!

@@ -13,7 +13,7 @@ sc_ticker feeder "$cpu" 0.005
 EXPECT_LAYER=scheduler
 EXPECT_CULPRIT='^hogjob$'
 EXPECT_ADVICE="hogjob \\(pids? $a|hogjob \\(pids? $b"
-FORBID_ADVICE='cryptominer'
+FORBID_ADVICE='hogjob \(pid [0-9]+\)[^.]* the name of a cryptominer'
 sleep 1
 sc_diagnose || exit 1
 sc_judge

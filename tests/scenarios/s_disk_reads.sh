@@ -28,7 +28,7 @@ EXPECT_LAYER=storage
 EXPECT_CULPRIT='^diskreader$'
 EXPECT_PIDS=$SC_LAST
 EXPECT_ADVICE="mostly diskreader \\(pid $SC_LAST"
-FORBID_ADVICE='cryptominer'
+FORBID_ADVICE='diskreader \(pid [0-9]+\)[^.]* the name of a cryptominer'
 sleep 1
 sc_diagnose || exit 1
 sc_judge

@@ -15,7 +15,7 @@ sc_ticker feeder "$cpu" 0.005
 EXPECT_LAYER=scheduler
 EXPECT_CULPRIT='^(hogjob|chatjob)$'
 EXPECT_ADVICE="hogjob \\(pids? $a"
-FORBID_ADVICE='cryptominer'
+FORBID_ADVICE='(hogjob|chatjob) \(pid [0-9]+\)[^.]* the name of a cryptominer'
 sleep 1
 sc_diagnose || exit 1
 sc_judge

@@ -365,4 +365,53 @@ TEST_F(diag, container_advised_after_a_root_row)
 	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "Keep / off"));
 }
 
+/*
+ * A container's workers take turns on one CPU, the root's tasks holding
+ * it a little: no pair to advise (its own turns are none, the root takes
+ * no cap), but the container held the CPU in 75% of the outlier waits:
+ * cap it.
+ */
+TEST_F(diag, container_holding_its_own_waits_is_capped)
+{
+	struct gl_trace_rec recs[10];
+	uint64_t hog, top;
+	char cg[96];
+	size_t i;
+
+	snprintf(cg, sizeof(cg), "%s/cg", self->root);
+	hog = mkcg(cg, HOG_DIR);
+	top = mkcg(cg, "");
+	ASSERT_NE(0, hog);
+	ASSERT_NE(0, top);
+	put(cg, HOG_DIR, "cpu.max", "max 100000");
+	gl_cg_set_root(cg);
+
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < ARRAY_SIZE(recs); i++) {
+		struct gpulat_rec_sample *s;
+
+		s = wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP, 20 * MS, 4242,
+			     4242, "worker");
+		s->flags |= GPULAT_REC_F_CGROUP;
+		s->cgroup_id = hog;
+		add_culprit(s, 4243, 4243, 15 * MS, "worker");
+		s->culprit_cgroup[0] = hog;
+		add_culprit(s, 60, 60, 1 * MS, "sh");
+		s->culprit_cgroup[1] = top;
+	}
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	gl_cg_set_root(NULL);
+
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED,
+			       "Cap docker 111111111111: its tasks held the CPU in 75% of the outlier waits (their own waits included): its cpuset.cpus is (absent)"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "cpu.max max 100000"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "its tasks: 4243 (worker)."));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "Keep / off"));
+	EXPECT_FALSE(advice_has(self->r, DIAG_SCHED, "Cap /"));
+}
+
 TEST_HARNESS_MAIN

@@ -115,6 +115,12 @@ struct diag_culprit {
 	 */
 	double cpu_share;
 	bool miner;		/* its name is that of a known cryptominer */
+	/*
+	 * a group (from_trace, pid its largest, tgid -1): this many
+	 * processes of one name, none named alone, each held the CPU a
+	 * moment (what a loop starting programs makes)
+	 */
+	uint32_t nr_procs;
 };
 
 /* One layer's verdict. */

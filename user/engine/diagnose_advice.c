@@ -41,9 +41,6 @@ const char *diag_cpus_text(char *buf, size_t len, const struct cpuset *cpus)
 
 static void diag_note(struct diag_layer_res *L, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void diag_advise(struct diag_layer_res *L, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
 static void diag_note(struct diag_layer_res *L, const char *fmt, ...)
 {
 	va_list ap;
@@ -55,7 +52,8 @@ static void diag_note(struct diag_layer_res *L, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void diag_advise(struct diag_layer_res *L, const char *fmt, ...)
+/* diag_advise - see diagnose_int.h */
+void diag_advise(struct diag_layer_res *L, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -118,7 +116,7 @@ static bool diag_still_there(const struct diag_culprit *c, int32_t pid)
  * diag_is_kthread - whether @pid is a kernel thread (PF_KTHREAD in the
  * flags of /proc/PID/stat): no signal ends one, nothing moves a bound one
  */
-static bool diag_is_kthread(int32_t pid)
+bool diag_is_kthread(int32_t pid)
 {
 	char path[PATH_MAX], buf[1024], *p;
 	unsigned long flags;
@@ -277,11 +275,15 @@ static void diag_advise_culprits(struct diag_layer_res *L)
 	size_t k;
 
 	diag_advise_miners(L);
+	diag_advise_groups(L);
 	if (diag_advise_alike(L))
 		return;
 	for (k = 0; k < L->nr_culprits && k < 2; k++) {
 		const struct diag_culprit *c = &L->culprits[k];
 		int32_t pid = c->tgid > 0 ? c->tgid : c->pid;
+
+		if (c->nr_procs)
+			continue;	/* diag_advise_groups()' */
 
 		/* a live miner is in diag_advise_miners()' advice */
 		if (c->miner && c->tgid > 0 && diag_still_there(c, pid))
@@ -338,6 +340,7 @@ static void diag_advise_contention(struct diag_result *r)
 	struct diag_layer_res *L = &r->layer[DIAG_SCHED];
 	char cpus[64], who[3 * (GPULAT_COMM_LEN + 32)], comm[GPULAT_COMM_LEN];
 	size_t k, n = 0, done = 0, pos = 0;
+	bool group = false;
 
 	if (!L->abnormal || r->alike || !r->nr_hot || r->nr_seen < 2)
 		return;
@@ -355,17 +358,25 @@ static void diag_advise_contention(struct diag_result *r)
 		if (!diag_cause(c) || !cpuset_meets(&c->cpus, &r->hot))
 			continue;
 		done++;
+		group |= c->nr_procs > 0;
 		units_printable(comm, sizeof(comm), c->comm);
-		pos += snprintf(who + pos, sizeof(who) - pos, "%s%s (%s %d)",
-				done == 1 ? "" : done == n ? " and " : ", ",
-				comm, c->tgid > 0 ? "pid" : "thread",
-				c->tgid > 0 ? c->tgid : c->pid);
+		if (c->nr_procs)
+			pos += snprintf(who + pos, sizeof(who) - pos,
+					"%s%u short-lived processes named %s",
+					done == 1 ? "" : done == n ? " and " : ", ",
+					c->nr_procs, comm[0] ? comm : "?");
+		else
+			pos += snprintf(who + pos, sizeof(who) - pos,
+					"%s%s (%s %d)",
+					done == 1 ? "" : done == n ? " and " : ", ",
+					comm, c->tgid > 0 ? "pid" : "thread",
+					c->tgid > 0 ? c->tgid : c->pid);
 	}
 	if (n)
 		diag_advise(L,
 			    "The contention is on %s, not on every CPU: %s %s it. Move %s, or the tasks that wait there, to other CPUs (below).",
-			    cpus, who, n == 1 ? "holds" : "hold",
-			    n == 1 ? "it" : "them");
+			    cpus, who, n == 1 && !group ? "holds" : "hold",
+			    n == 1 && !group ? "it" : "them");
 	else
 		diag_advise(L,
 			    "The contention is on %s, not on every CPU: find who holds %s (below) and move it, or the tasks that wait there, to other CPUs.",

@@ -77,8 +77,13 @@ static void add(struct cg_table *t, uint64_t who, uint64_t by, uint64_t ns,
 	}
 }
 
-/* the records of @w into the tables of the scheduler, storage, memory */
-static void collect(const struct watch *w, struct cg_table *t)
+/*
+ * the records of @w into the tables of the scheduler, storage, memory;
+ * and @held: each cgroup's time on the CPU in the scheduler's outlier
+ * waits, its own tasks' waits included
+ */
+static void collect(const struct watch *w, struct cg_table *t,
+		    struct cg_table *held)
 {
 	size_t i, k;
 
@@ -98,6 +103,8 @@ static void collect(const struct watch *w, struct cg_table *t)
 				if (!by || !s->culprits[k].ns)
 					continue;
 				seen(&t[DIAG_SCHED], by);
+				add(held, 0, by, s->culprits[k].ns,
+				    s->culprits[k].pid, s->culprits[k].comm);
 				/* a cgroup's own tasks taking turns: no pair */
 				if (by != s->cgroup_id)
 					add(&t[DIAG_SCHED], s->cgroup_id, by,
@@ -329,14 +336,17 @@ static const char *tasks_text(char *buf, size_t len,
 	return buf;
 }
 
-static void advise_sched(char *a, size_t len, const struct diag_cg_row *row)
+/*
+ * advise_sched - cap @row's holder: @lead says why ("Keep A off the CPUs
+ * of B"), then its limits, where to change them, and its tasks
+ */
+static void advise_sched(char *a, size_t len, const struct diag_cg_row *row,
+			 const char *by)
 {
-	char who[300], by[300], tasks[PATH_MAX + 200];
+	char tasks[PATH_MAX + 200];
 	struct cg_where set, cpu;
 	pid_t pid = row->pids[0];
 
-	cg_name(who, sizeof(who), &row->who);
-	cg_name(by, sizeof(by), &row->by);
 	/* the holder: its cpuset and its CPU share */
 	if (!where_of(&row->by, pid, "cpuset", &set) ||
 	    !where_of(&row->by, pid, "cpu", &cpu) || (set.root && cpu.root))
@@ -344,25 +354,25 @@ static void advise_sched(char *a, size_t len, const struct diag_cg_row *row)
 	tasks_text(tasks, sizeof(tasks), row, set.root ? &cpu : &set);
 	if (!set.v1)
 		snprintf(a, len,
-			 "Keep %s off the CPUs of %s: its cpuset.cpus is %s (effective %s), cpu.max %s, cpu.weight %s; give it other CPUs in %s/cpuset.cpus, or cap it in cpu.max (\"50000 100000\": half a CPU) or lower its cpu.weight; %s.",
-			 by, who, q(limit_of(row, "cpuset.cpus")),
+			 "%s: its cpuset.cpus is %s (effective %s), cpu.max %s, cpu.weight %s; give it other CPUs in %s/cpuset.cpus, or cap it in cpu.max (\"50000 100000\": half a CPU) or lower its cpu.weight; %s.",
+			 by, q(limit_of(row, "cpuset.cpus")),
 			 q(limit_of(row, "cpuset.cpus.effective")),
 			 q(limit_of(row, "cpu.max")),
 			 q(limit_of(row, "cpu.weight")), set.dir, tasks);
 	else if (set.root)
 		snprintf(a, len,
-			 "Keep %s off the CPUs of %s: cap it in %s/cpu.cfs_quota_us (50000 with a cpu.cfs_period_us of 100000: half a CPU; now %s) or lower %s/cpu.shares (now %s); it has no cpuset of its own (cgroup v1); %s.",
-			 by, who, cpu.dir, q(limit_of(row, "cpu.max")),
+			 "%s: cap it in %s/cpu.cfs_quota_us (50000 with a cpu.cfs_period_us of 100000: half a CPU; now %s) or lower %s/cpu.shares (now %s); it has no cpuset of its own (cgroup v1); %s.",
+			 by, cpu.dir, q(limit_of(row, "cpu.max")),
 			 cpu.dir, q(limit_of(row, "cpu.weight")), tasks);
 	else if (cpu.root)
 		snprintf(a, len,
-			 "Keep %s off the CPUs of %s: its cpuset.cpus is %s; give it other CPUs in %s/cpuset.cpus (cgroup v1); %s.",
-			 by, who, q(limit_of(row, "cpuset.cpus")), set.dir,
+			 "%s: its cpuset.cpus is %s; give it other CPUs in %s/cpuset.cpus (cgroup v1); %s.",
+			 by, q(limit_of(row, "cpuset.cpus")), set.dir,
 			 tasks);
 	else
 		snprintf(a, len,
-			 "Keep %s off the CPUs of %s: its cpuset.cpus is %s; give it other CPUs in %s/cpuset.cpus, or cap it in %s/cpu.cfs_quota_us (50000 with a cpu.cfs_period_us of 100000: half a CPU; now %s) or lower its cpu.shares (now %s) (cgroup v1); %s.",
-			 by, who, q(limit_of(row, "cpuset.cpus")), set.dir,
+			 "%s: its cpuset.cpus is %s; give it other CPUs in %s/cpuset.cpus, or cap it in %s/cpu.cfs_quota_us (50000 with a cpu.cfs_period_us of 100000: half a CPU; now %s) or lower its cpu.shares (now %s) (cgroup v1); %s.",
+			 by, q(limit_of(row, "cpuset.cpus")), set.dir,
 			 cpu.dir, q(limit_of(row, "cpu.max")),
 			 q(limit_of(row, "cpu.weight")), tasks);
 }
@@ -424,8 +434,14 @@ static bool advise(struct diag_layer_res *L, const struct diag_cg_row *row,
 	if (L->nr_advice >= DIAG_MAX_ADVICE)
 		return false;
 	a[0] = '\0';
-	if (l == DIAG_SCHED)
-		advise_sched(a, sizeof(a), row);
+	if (l == DIAG_SCHED) {
+		char who[300], by[300], lead[700];
+
+		snprintf(lead, sizeof(lead), "Keep %s off the CPUs of %s",
+			 cg_name(by, sizeof(by), &row->by),
+			 cg_name(who, sizeof(who), &row->who));
+		advise_sched(a, sizeof(a), row, lead);
+	}
 	else if (l == DIAG_STORAGE)
 		advise_storage(a, sizeof(a), row);
 	else
@@ -439,21 +455,54 @@ static bool advise(struct diag_layer_res *L, const struct diag_cg_row *row,
 	return true;
 }
 
+/*
+ * advise_holder - no pair to advise, but one cgroup (not a root) held the
+ * CPU in half the scheduler's outlier wait time or more, its own tasks'
+ * turns included (a container whose workers contend with each other and
+ * with what shares their CPUs): cap that one
+ */
+static void advise_holder(struct diag_layer_res *L, struct cg_table *held)
+{
+	char by[300], lead[600], a[4 * PATH_MAX];
+	struct diag_cg_row row;
+	size_t n;
+
+	if (!held->n || L->nr_advice >= DIAG_MAX_ADVICE)
+		return;
+	qsort(held->v, held->n, sizeof(held->v[0]), acc_cmp);
+	if (2 * held->v[0].ns < L->trace_wait_ns || !held->v[0].nr_pids)
+		return;
+	fill_row(&row, &held->v[0], DIAG_SCHED);
+	snprintf(lead, sizeof(lead),
+		 "Cap %s: its tasks held the CPU in %.0f%% of the outlier waits (their own waits included)",
+		 cg_name(by, sizeof(by), &row.by),
+		 100.0 * held->v[0].ns / L->trace_wait_ns);
+	a[0] = '\0';
+	advise_sched(a, sizeof(a), &row, lead);
+	if (!a[0])
+		return;
+	n = strnlen(a, DIAG_TEXT_LEN - 1);
+	memcpy(L->advice[L->nr_advice], a, n);
+	L->advice[L->nr_advice++][n] = '\0';
+}
+
 /* diag_cgroups - see diagnose_cg.h */
 int diag_cgroups(struct diag_result *r, const struct watch *w)
 {
 	static const int layers[] = { DIAG_SCHED, DIAG_STORAGE, DIAG_MEMORY };
 	struct cg_table *t;
+	bool advised;
 	size_t i, k;
 	int l;
 
-	t = calloc(DIAG_NR_LAYERS, sizeof(*t));
+	t = calloc(DIAG_NR_LAYERS + 1, sizeof(*t));
 	r->cg = calloc(DIAG_NR_LAYERS, sizeof(*r->cg));
 	if (!t || !r->cg) {
 		free(t);
 		return -ENOMEM;
 	}
-	collect(w, t);
+	/* t[DIAG_NR_LAYERS]: the scheduler's holders, by cgroup */
+	collect(w, t, &t[DIAG_NR_LAYERS]);
 	for (i = 0; i < ARRAY_SIZE(layers); i++) {
 		struct diag_cg_layer *C = &r->cg[layers[i]];
 
@@ -472,10 +521,12 @@ int diag_cgroups(struct diag_result *r, const struct watch *w)
 		 * (nothing to cap there) may come just before the root's
 		 * behind the container's
 		 */
-		for (k = 0; k < C->nr_rows &&
+		advised = false;
+		for (k = 0; k < C->nr_rows && !advised &&
 			    2 * C->rows[k].ns >= C->rows[0].ns; k++)
-			if (advise(&r->layer[l], &C->rows[k], l))
-				break;
+			advised = advise(&r->layer[l], &C->rows[k], l);
+		if (l == DIAG_SCHED && !advised)
+			advise_holder(&r->layer[l], &t[DIAG_NR_LAYERS]);
 	}
 	free(t);
 	return 0;

@@ -171,6 +171,77 @@ static void diag_miner_add(struct diag_layer_res *L, const struct diag_proc *p,
 				 share);
 }
 
+/* A pid and the name a record gave it. */
+struct diag_name {
+	int32_t pid;
+	char comm[GPULAT_COMM_LEN];
+	size_t at;		/* its record's index: the later name wins */
+};
+
+static int diag_name_cmp(const void *a, const void *b)
+{
+	const struct diag_name *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static int diag_name_pid_cmp(const void *a, const void *b)
+{
+	const struct diag_name *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/*
+ * diag_rec_names - every pid the records name, sorted, with the last name
+ * they give it: a culprit that had exited when the tool read its name
+ * (a short-lived process) may have waited itself, named by the probe.
+ * *@n 0 when none (or out of memory: the names then stay unknown).
+ */
+static struct diag_name *diag_rec_names(const struct watch *w, size_t *n)
+{
+	struct diag_name *v = malloc((w->nr_recs + 1) * sizeof(*v));
+	size_t i, j, m = 0;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (i = 0; i < w->nr_recs; i++) {
+		const struct gpulat_rec_sample *s = &w->recs[i].u.sample;
+
+		if (w->recs[i].type != GPULAT_REC_SAMPLE || s->pid <= 0 ||
+		    !s->comm[0])
+			continue;
+		v[m].pid = s->pid;
+		v[m].at = i;
+		memcpy(v[m].comm, s->comm, GPULAT_COMM_LEN);
+		v[m++].comm[GPULAT_COMM_LEN - 1] = '\0';
+	}
+	/* by pid, then time: the last of a pid is kept */
+	qsort(v, m, sizeof(*v), diag_name_cmp);
+	for (i = 0, j = 0; i < m; i++) {
+		if (j && v[j - 1].pid == v[i].pid)
+			j--;
+		v[j++] = v[i];
+	}
+	*n = j;
+	return v;
+}
+
+/* diag_name_of - @c's name, or the one the records give its pid, or "" */
+static const char *diag_name_of(const struct gpulat_culprit *c,
+				const struct diag_name *names, size_t n)
+{
+	struct diag_name key = { .pid = c->pid }, *e;
+
+	if (c->comm[0] || !n)
+		return c->comm;
+	e = bsearch(&key, names, n, sizeof(*names), diag_name_pid_cmp);
+	return e ? e->comm : c->comm;
+}
+
 /*
  * diag_trace - culprits and affected tasks of every layer from the trace:
  * the tasks that held the CPU during the outlier waits, summed by (pid,
@@ -179,11 +250,13 @@ static void diag_miner_add(struct diag_layer_res *L, const struct diag_proc *p,
 int diag_trace(struct diag_result *r, const struct watch *w)
 {
 	struct diag_procs held[DIAG_NR_LAYERS], hit[DIAG_NR_LAYERS];
+	struct diag_name *names;
+	size_t i, k, nr_names;
 	int l, ret = 0;
-	size_t i, k;
 
 	memset(held, 0, sizeof(held));
 	memset(hit, 0, sizeof(hit));
+	names = diag_rec_names(w, &nr_names);
 	for (i = 0; i < w->nr_recs && !ret; i++) {
 		const struct gl_trace_rec *rec = &w->recs[i];
 		const struct gpulat_rec_sample *s = &rec->u.sample;
@@ -210,8 +283,10 @@ int diag_trace(struct diag_result *r, const struct watch *w)
 
 			if (c->pid > 0 && c->ns)
 				ret = diag_procs_add(&held[layer], c->pid,
-						     c->tgid, c->comm, c->ns,
-						     rec->cpu);
+						     c->tgid,
+						     diag_name_of(c, names,
+								  nr_names),
+						     c->ns, rec->cpu);
 		}
 	}
 	for (l = 0; l < DIAG_NR_LAYERS && !ret; l++) {
@@ -229,6 +304,8 @@ int diag_trace(struct diag_result *r, const struct watch *w)
 			diag_culprit_set(&L->culprits[L->nr_culprits++],
 					 &held[l].v[k], true, share);
 		}
+		if (!ret)
+			ret = diag_groups(L, &held[l]);
 		for (k = 0; k < held[l].n; k++)
 			diag_miner_add(L, &held[l].v[k], true,
 				       L->trace_wait_ns ? (double)held[l].v[k].ns /
@@ -242,6 +319,7 @@ int diag_trace(struct diag_result *r, const struct watch *w)
 		diag_procs_free(&held[l]);
 		diag_procs_free(&hit[l]);
 	}
+	free(names);
 	return ret;
 }
 

@@ -248,6 +248,15 @@ int diag_slow_cpus(struct diag_result *r);
 int diag_cpu_users(struct diag_result *r, const struct diag_tasks *used);
 
 /*
+ * diag_groups - a group culprit for @L from the holders @held (sorted,
+ * most first) that were not named alone: the processes of one name, at
+ * least DIAG_GROUP_MIN of them, that held the CPU in DIAG_TRACE_SHARE
+ * of the outlier waits together.  0 or -ENOMEM.
+ */
+#define DIAG_GROUP_MIN		3
+int diag_groups(struct diag_layer_res *L, const struct diag_procs *held);
+
+/*
  * DIAG_IO_SHARE - the share of every process's storage bytes in the
  * watch that names a process as the storage layer's I/O user
  */
@@ -277,6 +286,26 @@ bool diag_cause(const struct diag_culprit *c);
 
 /* diag_advise_all - every layer's advice and notes, why normal ones are */
 void diag_advise_all(struct diag_result *r, const struct watch *w);
+/* diag_advise - one more next step for @L (none past DIAG_MAX_ADVICE) */
+void diag_advise(struct diag_layer_res *L, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * diag_is_kthread - whether @pid is a kernel thread (PF_KTHREAD in the
+ * flags of /proc/PID/stat)
+ */
+bool diag_is_kthread(int32_t pid);
+
+/*
+ * diag_advise_groups - for each group culprit of @L (many short-lived
+ * processes of one name), what starts them: the parent of one seen alive
+ * in /proc, or how to find it
+ */
+void diag_advise_groups(struct diag_layer_res *L);
+
+/* diag_read_file - @path's text, NUL-ended, in @buf; 0 or -errno */
+int diag_read_file(const char *path, char *buf, size_t len);
+
 /* diag_cpus_text - "CPU 1", "CPUs 0,2,3", "CPUs 0,1,2,3 and 4 more" */
 const char *diag_cpus_text(char *buf, size_t len, const struct cpuset *cpus);
 /* diag_culprit_doing - "held CPU 1 in 95% of the outlier waits" */

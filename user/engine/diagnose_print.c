@@ -136,7 +136,7 @@ static void diag_print_item(FILE *f, const struct diag_item *it)
 /* diag_print_culprits - "  CPU held by: xmrig pid 201 ..." wrapped */
 static void diag_print_culprits(FILE *f, const struct diag_layer_res *L)
 {
-	char tok[192], doing[128], comm[GPULAT_COMM_LEN];
+	char tok[192], doing[128], comm[GPULAT_COMM_LEN], who[32];
 	struct wrap w;
 	size_t k;
 
@@ -147,9 +147,15 @@ static void diag_print_culprits(FILE *f, const struct diag_layer_res *L)
 	for (k = 0; k < L->nr_culprits; k++) {
 		const struct diag_culprit *c = &L->culprits[k];
 
-		units_printable(comm, sizeof(comm), c->comm);
-		snprintf(tok, sizeof(tok), "%s pid %d %s%s%s", comm,
-			 c->tgid > 0 ? c->tgid : c->pid,
+		units_printable(comm, sizeof(comm),
+				c->nr_procs && !c->comm[0] ? "unnamed" : c->comm);
+		if (c->nr_procs)
+			snprintf(who, sizeof(who), "%u processes named", c->nr_procs);
+		else
+			snprintf(who, sizeof(who), "pid %d",
+				 c->tgid > 0 ? c->tgid : c->pid);
+		snprintf(tok, sizeof(tok), c->nr_procs ? "%2$s %1$s %3$s%4$s%5$s" :
+			 "%s %s %s%s%s", comm, who,
 			 diag_culprit_doing(doing, sizeof(doing), c),
 			 c->miner ? " (cryptominer name)" : "",
 			 k + 1 < L->nr_culprits ? ";" : "");
@@ -494,6 +500,7 @@ static void diag_json_layer(struct json *j, const struct diag_result *r,
 			json_null(j, "cpu_share");
 		diag_json_cpus(j, "cpus", &c->cpus);
 		json_bool(j, "miner", c->miner);
+		json_u64(j, "processes", c->nr_procs ? c->nr_procs : 1);
 		json_object_end(j);
 	}
 	json_array_end(j);

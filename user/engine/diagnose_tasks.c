@@ -25,6 +25,23 @@ const char *diag_root(void)
 	return root ? root : "";
 }
 
+/* diag_read_file - see diagnose_int.h */
+int diag_read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
 /* diag_task_parse - one /proc/PID/task/TID/stat line; 0 or -EINVAL */
 static int diag_task_parse(const char *buf, struct diag_task *t, long hz)
 {
