@@ -14,7 +14,9 @@
  *   pair named from the trace.
  * - Storage: a null_blk disk that completes each request 100 ms after it
  *   was issued (irqmode=2, as in block_test.c), read by four readers with
- *   O_DIRECT.  The verdict is storage, and its evidence names the disk.
+ *   O_DIRECT.  The verdict is storage, its evidence names the disk, and
+ *   its I/O users the readers.
+ * - A quiet guest: nothing runs but the tool; nothing is abnormal.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -360,7 +362,29 @@ TEST(storage_first_under_slow_disk)
 	snprintf(want, sizeof(want), "\"key_name\":\"%s\"", name);
 	EXPECT_NE(NULL, strstr(storage, want)) TH_LOG("no %s", want);
 	EXPECT_NE(NULL, strstr(storage, "iostat -x 1 10"));
+	/* whose I/O it was: the readers, from /proc, none past the trace */
+	EXPECT_NE(NULL, strstr(storage, "\"io_users\":[{\"comm\":\"diagreader\""));
+	EXPECT_NE(NULL, strstr(storage, ") moved "));
 	free(storage);
+	free(json);
+}
+
+/*
+ * A quiet guest: nothing abnormal, no culprit, no advice to act on (the
+ * verdict "none" is an answer too, and the tool's own work is no fault)
+ */
+TEST(quiet_guest_is_normal)
+{
+	int status = -1;
+	char *json;
+
+	json = diagnose("-d " SECONDS " -j", &status);
+	ASSERT_NE(NULL, json);
+	TH_LOG("%s", json);
+	ASSERT_EQ(0, status);
+	EXPECT_NE(NULL, strstr(json, "\"abnormal\":false,\"verdict\":null"));
+	EXPECT_EQ(NULL, strstr(json, "\"abnormal\":true"));
+	EXPECT_EQ(NULL, strstr(json, "kill "));
 	free(json);
 }
 

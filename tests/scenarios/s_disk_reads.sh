@@ -27,7 +27,7 @@ w()"
 EXPECT_LAYER=storage
 EXPECT_CULPRIT='^diskreader$'
 EXPECT_PIDS=$SC_LAST
-EXPECT_ADVICE="mostly diskreader \\(pid $SC_LAST"
+EXPECT_ADVICE="diskreader \\(pid $SC_LAST, [0-9]+%\\) moved"
 FORBID_ADVICE='diskreader \(pid [0-9]+\)[^.]* the name of a cryptominer'
 sleep 1
 sc_diagnose || exit 1

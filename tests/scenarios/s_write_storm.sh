@@ -19,7 +19,7 @@ while True:
 EXPECT_LAYER=storage
 EXPECT_CULPRIT='^ckptwrite$'
 EXPECT_PIDS=$SC_LAST
-EXPECT_ADVICE="mostly ckptwrite \\(pid $SC_LAST"
+EXPECT_ADVICE="ckptwrite \\(pid $SC_LAST, [0-9]+%\\) moved"
 FORBID_ADVICE='ckptwrite \(pid [0-9]+\)[^.]* the name of a cryptominer'
 sleep 2
 sc_diagnose || exit 1

@@ -197,7 +197,7 @@ TEST_F(diag, io_storm_ranks_storage_first)
 	EXPECT_NE(NULL, strstr(joined(self->text), "I/O by: loader pid 5000 (900.0 MiB, 99% of all)"));
 	EXPECT_NE(NULL, strstr(joined(self->text), "an effect of the storage (#1): its tasks held the CPU in 70% of these waits' outlier time, loader (pid 5000) the most"));
 	EXPECT_TRUE(advice_has(self->r, DIAG_STORAGE,
-			       "The storage I/O of the watch was mostly loader (pid 5000, 99%)'s: if that is not the job's own loading (a backup, a copy, a scan), stop it (kill 5000)"));
+			       "loader (pid 5000, 99%) moved 99% of the storage I/O in the watch: if that is not the job's own loading (a backup, a copy, a scan), stop it (kill 5000)"));
 	EXPECT_NE(NULL, strstr(self->json, "\"io_users\":[{\"comm\":\"loader\",\"pid\":5000,\"bytes\":943718400,"));
 }
 
@@ -213,8 +213,8 @@ TEST_F(diag, io_of_another_leaves_the_ranking)
 	EXPECT_EQ(DIAG_SCHED, diag_ranked(self->r, 1));
 	EXPECT_EQ(NULL, strstr(self->text, "an effect of"));
 	EXPECT_NE(NULL, strstr(joined(self->text), "I/O by: backup pid 6000 (900.0 MiB, 99% of all)"));
-	EXPECT_TRUE(advice_has(self->r, DIAG_STORAGE, "mostly backup (pid 6000, 99%)'s"));
-	/* the small readers are not named: under a quarter of the bytes */
+	EXPECT_TRUE(advice_has(self->r, DIAG_STORAGE, "backup (pid 6000, 99%) moved 99% of the storage I/O"));
+	/* the small readers are not named: under a tenth of the bytes */
 	EXPECT_EQ(NULL, strstr(self->text, "sshd pid 6001"));
 }
 

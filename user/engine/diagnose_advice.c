@@ -530,6 +530,7 @@ static void diag_advise_io_users(struct diag_layer_res *L)
 	char who[3 * (GPULAT_COMM_LEN + 40)], pids[64], comm[GPULAT_COMM_LEN];
 	struct diag_culprit c;
 	size_t k, nw = 0, np = 0;
+	double share = 0;
 
 	who[0] = pids[0] = '\0';
 	for (k = 0; k < L->nr_io; k++) {
@@ -539,8 +540,10 @@ static void diag_advise_io_users(struct diag_layer_res *L)
 		c.pid = c.tgid = u->pid;
 		memcpy(c.comm, u->comm, sizeof(c.comm));
 		units_printable(comm, sizeof(comm), u->comm);
+		share += u->share;
 		nw += snprintf(who + nw, sizeof(who) - nw, "%s%s (pid %d, %.0f%%)",
-			       k ? ", " : "", comm, u->pid, 100 * u->share);
+			       diag_list_sep(k, L->nr_io), comm, u->pid,
+			       100 * u->share);
 		if (nw >= sizeof(who))
 			nw = sizeof(who) - 1;
 		if (diag_still_there(&c, u->pid) && !diag_unkillable(u->pid)) {
@@ -554,12 +557,14 @@ static void diag_advise_io_users(struct diag_layer_res *L)
 		return;
 	if (np)
 		diag_advise(L,
-			    "The storage I/O of the watch was mostly %s's: if that is not the job's own loading (a backup, a copy, a scan), stop it (kill%s) or move it to another disk.",
-			    who, pids);
+			    "%s moved %.0f%% of the storage I/O in the watch: if that is not the job's own loading (a backup, a copy, a scan), stop %s (kill%s) or move %s to another disk.",
+			    who, 100 * share, L->nr_io > 1 ? "them" : "it", pids,
+			    L->nr_io > 1 ? "them" : "it");
 	else
 		diag_advise(L,
-			    "The storage I/O of the watch was mostly %s's, gone since: look for what started it (a backup, a copy, a scan) before it returns.",
-			    who);
+			    "%s moved %.0f%% of the storage I/O in the watch, and %s gone since: look for what started %s (a backup, a copy, a scan) before it returns.",
+			    who, 100 * share, L->nr_io > 1 ? "are" : "is",
+			    L->nr_io > 1 ? "them" : "it");
 }
 
 static void diag_advise_storage(struct diag_result *r)

@@ -260,7 +260,7 @@ int diag_groups(struct diag_layer_res *L, const struct diag_procs *held);
  * DIAG_IO_SHARE - the share of every process's storage bytes in the
  * watch that names a process as the storage layer's I/O user
  */
-#define DIAG_IO_SHARE		0.25
+#define DIAG_IO_SHARE		0.10
 
 /* diag_io_users - the storage layer's I/O users from /proc; 0 or -ENOMEM */
 int diag_io_users(struct diag_result *r, const struct diag_tasks *used);
