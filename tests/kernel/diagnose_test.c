@@ -16,6 +16,9 @@
  *   was issued (irqmode=2, as in block_test.c), read by four readers with
  *   O_DIRECT.  The verdict is storage, its evidence names the disk, and
  *   its I/O users the readers.
+ * - Memory, the host's own shortage: a process holds all but 96 MiB of
+ *   what is available while readers stream a disk through the page
+ *   cache; memory abnormal, and the advice says the host runs short.
  * - A quiet guest: nothing runs but the tool; nothing is abnormal.
  */
 #include <errno.h>
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -264,8 +268,13 @@ static int nullb_attr(const char *attr, unsigned long val)
 	return write_str(path, s);
 }
 
-/* nullb_create - the slow disk; its name in @name (newer kernels use ours) */
-static int nullb_create(char *name, size_t len)
+/*
+ * nullb_create - a null_blk disk of @mb MiB completing each request @ns
+ * after it was issued (0: at once), @depth requests at a time; its name
+ * in @name (newer kernels use ours)
+ */
+static int nullb_create(char *name, size_t len, unsigned long mb,
+			unsigned long ns, unsigned long depth)
 {
 	struct stat st;
 	char path[128];
@@ -277,15 +286,15 @@ static int nullb_create(char *name, size_t len)
 		return -ENOENT;
 	if (mkdir(NULLB_CONFIGFS "/" NULLB_NAME, 0755))
 		return -errno;
-	ret = nullb_attr("size", NULLB_SIZE_MB);
+	ret = nullb_attr("size", mb);
 	if (!ret)
 		ret = nullb_attr("blocksize", BLOCK_SIZE);
 	if (!ret)
-		ret = nullb_attr("irqmode", 2);
+		ret = nullb_attr("irqmode", ns ? 2 : 0);
+	if (!ret && ns)
+		ret = nullb_attr("completion_nsec", ns);
 	if (!ret)
-		ret = nullb_attr("completion_nsec", SLOW_NS);
-	if (!ret)
-		ret = nullb_attr("hw_queue_depth", NR_READERS);
+		ret = nullb_attr("hw_queue_depth", depth);
 	if (!ret)
 		ret = nullb_attr("power", 1);
 	if (ret)
@@ -336,7 +345,8 @@ TEST(storage_first_under_slow_disk)
 	char name[32], want[96], *json, *storage;
 	int i, ret, status = -1;
 
-	ret = nullb_create(name, sizeof(name));
+	ret = nullb_create(name, sizeof(name), NULLB_SIZE_MB, SLOW_NS,
+			   NR_READERS);
 	if (ret == -ENOENT) {
 		nullb_destroy();
 		SKIP(return, "no null_blk (vmrun --kmod null_blk)");
@@ -366,6 +376,111 @@ TEST(storage_first_under_slow_disk)
 	EXPECT_NE(NULL, strstr(storage, "\"io_users\":[{\"comm\":\"diagreader\""));
 	EXPECT_NE(NULL, strstr(storage, ") moved "));
 	free(storage);
+	free(json);
+}
+
+/* mem_avail_kb - MemAvailable of /proc/meminfo, or 0 */
+static unsigned long mem_avail_kb(void)
+{
+	unsigned long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %lu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/*
+ * holder - take @arg KiB of anonymous memory, touched, and keep it; then
+ * take 32 MiB more and give it back, again and again: allocations
+ * faster than kswapd frees the page cache
+ */
+static void holder(const void *arg)
+{
+	size_t len = *(const unsigned long *)arg * 1024UL, more = 32UL << 20;
+	char *p = malloc(len), *q;
+
+	if (!p)
+		_exit(92);
+	memset(p, 1, len);
+	for (;;) {
+		q = mmap(NULL, more, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (q == MAP_FAILED)
+			_exit(93);
+		memset(q, 1, more);
+		munmap(q, more);
+	}
+}
+
+/* streamer - buffered reads of the whole disk @arg, again and again */
+static void streamer(const void *arg)
+{
+	static char buf[1 << 20];
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/%s", (const char *)arg);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		_exit(92);
+	for (;;)
+		if (read(fd, buf, sizeof(buf)) <= 0 &&
+		    lseek(fd, 0, SEEK_SET) < 0)
+			_exit(93);
+}
+
+/*
+ * Memory, the host's own shortage: a process holds all but 96 MiB of the
+ * guest's available memory, and takes 32 MiB more and gives it back
+ * without pause, while four readers stream a 2 GiB disk through the
+ * page cache.  The reclaim is the host's (no memory cgroup
+ * limit): memory abnormal with direct reclaim, and the advice says the
+ * host runs short, never that a cgroup reclaims at its limit.  (Five
+ * busy processes on two CPUs: the scheduler is abnormal too, and may
+ * rank first; the memcg incident, its counterpart, runs on the host:
+ * tests/scenarios/s_memcg_reclaim.sh.)
+ */
+TEST(memory_shortage_is_the_hosts)
+{
+	pid_t pids[5] = { 0 };
+	unsigned long avail = mem_avail_kb(), take;
+	char name[32], *json, *mem;
+	int i, ret, status = -1;
+
+	if (avail < 256 * 1024)
+		SKIP(return, "MemAvailable %lu kB: too little to take", avail);
+	take = avail - 96 * 1024;
+	ret = nullb_create(name, sizeof(name), 2048, 0, 64);
+	if (ret == -ENOENT) {
+		nullb_destroy();
+		SKIP(return, "no null_blk (vmrun --kmod null_blk)");
+	}
+	ASSERT_EQ(0, ret) nullb_destroy();
+	pids[0] = spawn("memhold", holder, &take);
+	sleep(2);	/* it has taken it */
+	for (i = 1; i < 5; i++)
+		pids[i] = spawn("streamer", streamer, name);
+	usleep(500000);
+	json = diagnose("-d " SECONDS " -j", &status);
+	stop(pids, 5);
+	nullb_destroy();
+	ASSERT_NE(NULL, json);
+	TH_LOG("%s", json);
+	ASSERT_EQ(0, status);
+
+	mem = layer_json(json, "memory");
+	ASSERT_NE(NULL, mem);
+	EXPECT_NE(NULL, strstr(mem, "\"abnormal\":true"));
+	EXPECT_NE(NULL, strstr(mem, "mm.direct_reclaim"));
+	EXPECT_NE(NULL, strstr(mem, "the host runs short of free memory"));
+	EXPECT_EQ(NULL, strstr(json, "reclaims at its own"));
+	free(mem);
 	free(json);
 }
 
