@@ -52,6 +52,25 @@ struct diag_task {
 	uint64_t io_bytes;
 };
 
+/*
+ * diag_task_parse - one /proc/PID/task/TID/stat line into @t (its name,
+ * CPU time at @hz ticks a second, last CPU); 0 or -EINVAL
+ */
+int diag_task_parse(const char *buf, struct diag_task *t, long hz);
+
+/*
+ * diag_io_parse - read_bytes + write_bytes of a /proc/PID/io text (what
+ * a task submitted to storage, or dirtied for writeback), saturating
+ */
+uint64_t diag_io_parse(const char *buf);
+
+/*
+ * diag_stat_parse - a /proc/PID/stat line: its name (cut to @len - 1),
+ * its parent and its start (clock ticks after boot); 0 or -EINVAL
+ */
+int diag_stat_parse(const char *buf, char *comm, size_t len, int *ppid,
+		    unsigned long long *start);
+
 struct diag_tasks {
 	struct diag_task *v;
 	size_t n;

@@ -73,27 +73,32 @@ static bool diag_gone(const struct diag_proc *p)
 	return strncmp(comm, p->comm, GPULAT_COMM_LEN - 1) != 0;
 }
 
-/* diag_stat - PID's comm, parent and start (clock ticks after boot) */
-static bool diag_stat(const char *pid, char *comm, size_t len, int *ppid,
-		      unsigned long long *start)
+/* diag_stat_parse - see diagnose.h */
+int diag_stat_parse(const char *buf, char *comm, size_t len, int *ppid,
+		    unsigned long long *start)
 {
-	char path[PATH_MAX], buf[1024];
-	const char *a, *b;
+	const char *a = strchr(buf, '('), *b = strrchr(buf, ')');
 	size_t n;
 
-	snprintf(path, sizeof(path), "%s/proc/%s/stat", diag_root(), pid);
-	if (diag_read_file(path, buf, sizeof(buf)))
-		return false;
-	a = strchr(buf, '(');
-	b = strrchr(buf, ')');
-	if (!a || !b || b < a)
-		return false;
+	if (!a || !b || b < a || !len)
+		return -EINVAL;
 	n = (size_t)(b - a - 1) < len - 1 ? (size_t)(b - a - 1) : len - 1;
 	memcpy(comm, a + 1, n);
 	comm[n] = '\0';
 	/* state ppid, then 17 fields to starttime (field 22) */
 	return sscanf(b + 1, " %*c %d %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
-		      ppid, start) == 2;
+		      ppid, start) == 2 ? 0 : -EINVAL;
+}
+
+/* diag_stat - PID's comm, parent and start (clock ticks after boot) */
+static bool diag_stat(const char *pid, char *comm, size_t len, int *ppid,
+		      unsigned long long *start)
+{
+	char path[PATH_MAX], buf[1024];
+
+	snprintf(path, sizeof(path), "%s/proc/%s/stat", diag_root(), pid);
+	return !diag_read_file(path, buf, sizeof(buf)) &&
+	       !diag_stat_parse(buf, comm, len, ppid, start);
 }
 
 /*
@@ -224,13 +229,13 @@ int diag_groups(struct diag_layer_res *L, const struct diag_procs *held)
  */
 static int32_t diag_parent_of(const char *comm, char *pcomm, size_t len)
 {
-	char path[PATH_MAX], buf[512], want[GPULAT_COMM_LEN + 3];
+	char path[PATH_MAX], c[GPULAT_COMM_LEN];
 	struct timespec ts = { 0, 2000000L };
+	unsigned long long start;
+	int try, pp, ppid = 0;
 	struct dirent *e;
-	int try, ppid = 0;
 	DIR *d;
 
-	snprintf(want, sizeof(want), "(%s)", comm);
 	for (try = 0; try < 10 && !ppid; try++) {
 		if (try)
 			nanosleep(&ts, NULL);
@@ -239,20 +244,12 @@ static int32_t diag_parent_of(const char *comm, char *pcomm, size_t len)
 		if (!d)
 			return 0;
 		while (!ppid && (e = readdir(d))) {
-			const char *p;
-
 			if (e->d_name[0] < '1' || e->d_name[0] > '9')
 				continue;
-			snprintf(path, sizeof(path), "%s/proc/%s/stat",
-				 diag_root(), e->d_name);
-			if (diag_read_file(path, buf, sizeof(buf)) ||
-			    strncmp(strchr(buf, '(') ? strchr(buf, '(') : "",
-				    want, strlen(want)))
+			if (!diag_stat(e->d_name, c, sizeof(c), &pp, &start) ||
+			    strcmp(c, comm))
 				continue;
-			/* "PID (COMM) S PPID": the name may hold ") " */
-			p = strrchr(buf, ')');
-			if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
-				ppid = 0;
+			ppid = pp;
 		}
 		closedir(d);
 	}
@@ -280,6 +277,7 @@ void diag_advise_groups(struct diag_layer_res *L)
 			continue;
 		diag_cpus_text(cpus, sizeof(cpus), &c->cpus);
 		units_printable(comm, sizeof(comm), c->comm);
+		pcomm[0] = '\0';
 		pp = c->comm[0] ? diag_parent_of(c->comm, pcomm, sizeof(pcomm)) :
 				  0;
 		units_printable(parent, sizeof(parent), pcomm);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +43,8 @@ int diag_read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-/* diag_task_parse - one /proc/PID/task/TID/stat line; 0 or -EINVAL */
-static int diag_task_parse(const char *buf, struct diag_task *t, long hz)
+/* diag_task_parse - see diagnose.h */
+int diag_task_parse(const char *buf, struct diag_task *t, long hz)
 {
 	const char *open = strchr(buf, '('), *close = strrchr(buf, ')');
 	unsigned long long utime = 0, stime = 0, v;
@@ -86,33 +87,31 @@ static int diag_task_parse(const char *buf, struct diag_task *t, long hz)
 	return 0;
 }
 
-/*
- * diag_task_io - the bytes thread @tid of @pid read from and wrote to
- * storage so far (read_bytes + write_bytes of its io file: what it
- * submitted, or dirtied for writeback; 0 when unreadable)
- */
-static uint64_t diag_task_io(const char *root, long pid, long tid)
+/* diag_io_parse - see diagnose.h */
+uint64_t diag_io_parse(const char *buf)
 {
-	char path[PATH_MAX], buf[512], *p;
-	unsigned long long v, sum = 0;
-	ssize_t n;
-	int fd;
+	unsigned long long v;
+	uint64_t sum = 0;
+	const char *p;
 
-	snprintf(path, sizeof(path), "%s/proc/%ld/task/%ld/io", root, pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 		if ((!strncmp(p, "read_bytes: ", 12) ||
 		     !strncmp(p, "write_bytes: ", 13)) &&
 		    sscanf(strchr(p, ' '), "%llu", &v) == 1)
-			sum += v;
+			sum = sum > UINT64_MAX - v ? UINT64_MAX : sum + v;
 	return sum;
+}
+
+/*
+ * diag_task_io - the bytes thread @tid of @pid read from and wrote to
+ * storage so far (0 when unreadable: another user's, without root)
+ */
+static uint64_t diag_task_io(const char *root, long pid, long tid)
+{
+	char path[PATH_MAX], buf[512];
+
+	snprintf(path, sizeof(path), "%s/proc/%ld/task/%ld/io", root, pid, tid);
+	return diag_read_file(path, buf, sizeof(buf)) ? 0 : diag_io_parse(buf);
 }
 
 /* diag_tasks_push - room for one more task; NULL on ENOMEM */
