@@ -53,6 +53,19 @@ struct {
 const volatile __s64 gl_sirq_pending_rq_off;
 
 /*
+ * The ktimers thread of PREEMPT_RT (6.1-rt) serves TIMER and HRTIMER: a
+ * raise of theirs sets that thread's mask, not the CPU's pending bits,
+ * so their wait is not timed, as in the module (kmod/compat/irq.h).  Set
+ * by the tool when the kernel has pending_timer_softirq.
+ */
+const volatile bool gl_sirq_ktimers;
+
+static __always_inline bool gl_sirq_wait_timed(__u32 vec)
+{
+	return !gl_sirq_ktimers || (vec != 1 && vec != 8);
+}
+
+/*
  * gl_softirq_pending - this CPU's pending mask, or -1 when unknown (no
  * wait starts then, and the entry that finds none counts
  * softirq.no_start): the CPU's rq is found from the current task, whose
@@ -118,7 +131,7 @@ GL_TP(softirq_raise, gl_softirq_raise, unsigned int vec)
 
 	gl_hit(GPULAT_FAM_SOFTIRQ, 2);
 	pc = gl_sirq_this();
-	if (vec >= GL_SIRQ_VECS || !pc)
+	if (vec >= GL_SIRQ_VECS || !pc || !gl_sirq_wait_timed(vec))
 		return 0;
 	/* the event fires before the bit is set: a set bit is not the first */
 	pending = gl_softirq_pending(pc);
@@ -156,10 +169,10 @@ GL_TP(softirq_entry, gl_softirq_entry, unsigned int vec)
 	raised = q[0];
 	q[0] = q[1];
 	q[1] = 0;
-	if (!raised)
-		gl_count(GPULAT_FAM_SOFTIRQ, GPULAT_SOFTIRQ_NO_START);
-	else
+	if (raised)
 		gl_sirq_file(vec, GPULAT_SOFTIRQ_WAIT, raised, now);
+	else if (gl_sirq_wait_timed(vec))
+		gl_count(GPULAT_FAM_SOFTIRQ, GPULAT_SOFTIRQ_NO_START);
 	return 0;
 }
 

@@ -128,7 +128,7 @@ static void softirq_probe_raise(void *data, unsigned int vec)
 	u64 *q;
 
 	this_cpu_inc(softirq_pc->counters[SOFTIRQ_HIT_RAISE]);
-	if (unlikely(vec >= NR_VECS))
+	if (unlikely(vec >= NR_VECS) || !gpulat_softirq_wait_timed(vec))
 		return;
 	/* callers hold interrupts off; a stray caller gets them off too */
 	local_irq_save(flags);
@@ -174,11 +174,11 @@ static void softirq_probe_entry(void *data, unsigned int vec)
 	raised = q[0];
 	q[0] = q[1];
 	q[1] = 0;
-	if (unlikely(!raised))
-		this_cpu_inc(softirq_pc->counters[GPULAT_SOFTIRQ_NO_START]);
-	else
+	if (raised)
 		softirq_file(vec, GPULAT_SOFTIRQ_WAIT, raised,
 			     ktime_get_mono_fast_ns());
+	else if (gpulat_softirq_wait_timed(vec))
+		this_cpu_inc(softirq_pc->counters[GPULAT_SOFTIRQ_NO_START]);
 	local_irq_restore(flags);
 }
 

@@ -52,4 +52,24 @@ static __always_inline bool gpulat_softirq_pending(unsigned int vec)
 	return local_softirq_pending() & (1U << vec);
 }
 
+/*
+ * gpulat_softirq_wait_timed - whether a raise of @vec can start a wait
+ *
+ * A PREEMPT_RT kernel with the ktimers thread (6.1-rt: GPULAT_HAVE_KTIMERS,
+ * from features-irq.mk) raises TIMER and HRTIMER into that thread's mask,
+ * pending_timer_softirq, which is not exported, and leaves the CPU's
+ * pending bits alone: every raise would look like the first, and a wait
+ * could not be told from a raise that joins one (on a quiet 6.1-rt guest
+ * such "waits" read 0.1-0.5 s).  Their wait there is the ktimers thread's
+ * wakeup, which sched.wakeup times: not timed here (softirq.run is).
+ */
+static __always_inline bool gpulat_softirq_wait_timed(unsigned int vec)
+{
+#if defined(CONFIG_PREEMPT_RT) && defined(GPULAT_HAVE_KTIMERS)
+	return vec != TIMER_SOFTIRQ && vec != HRTIMER_SOFTIRQ;
+#else
+	return true;
+#endif
+}
+
 #endif /* _GPULAT_KMOD_COMPAT_IRQ_H */

@@ -362,9 +362,10 @@ static void diag_advise_contention(struct diag_result *r)
 		units_printable(comm, sizeof(comm), c->comm);
 		if (c->nr_procs)
 			pos += snprintf(who + pos, sizeof(who) - pos,
-					"%s%u short-lived processes named %s",
+					"%s%u short-lived processes%s%s",
 					done == 1 ? "" : done == n ? " and " : ", ",
-					c->nr_procs, comm[0] ? comm : "?");
+					c->nr_procs, comm[0] ? " named " : "",
+					comm);
 		else
 			pos += snprintf(who + pos, sizeof(who) - pos,
 					"%s%s (%s %d)",

@@ -381,11 +381,14 @@ int gl_bpf_load(struct gl_bpf *b, char *err, size_t errlen)
 	int tries, ret = 0, kind;
 	uint64_t init_net = 0;
 	int64_t sirq_off = 0;
+	bool ktimers = false;
 	char tail[512];
 
 	vmlinux = btf__load_vmlinux_btf();
-	if (gl_bpf_family_loads(b, GPULAT_FAM_SOFTIRQ))
+	if (gl_bpf_family_loads(b, GPULAT_FAM_SOFTIRQ)) {
 		gl_bpf_sirq_pending_off(vmlinux, &sirq_off);
+		ktimers = gl_bpf_has_ktimers(vmlinux);
+	}
 	if (gl_bpf_family_loads(b, GPULAT_FAM_NET))
 		gl_bpf_init_net(vmlinux, &init_net);
 	for (tries = 0; tries < BS_LOAD_TRIES; tries++) {
@@ -397,6 +400,7 @@ int gl_bpf_load(struct gl_bpf *b, char *err, size_t errlen)
 			break;
 		}
 		b->skel->rodata->gl_sirq_pending_rq_off = sirq_off;
+		b->skel->rodata->gl_sirq_ktimers = ktimers;
 		b->skel->rodata->gl_init_net = init_net;
 		ret = bs_size_inflight(b);
 		if (!ret)

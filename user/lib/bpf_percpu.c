@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include <bpf/btf.h>
 
@@ -160,6 +161,41 @@ int gl_bpf_sirq_pending_off(const struct btf *btf, int64_t *off)
 		}
 	}
 	return -ENOENT;
+}
+
+/* bp_cmdline_has - whether the kernel's command line has word @w */
+static bool bp_cmdline_has(const char *w)
+{
+	char line[4096], *tok, *save;
+	FILE *f = fopen("/proc/cmdline", "r");
+	bool has = false;
+
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f))
+		for (tok = strtok_r(line, " \n", &save); tok && !has;
+		     tok = strtok_r(NULL, " \n", &save))
+			has = !strcmp(tok, w);
+	fclose(f);
+	return has;
+}
+
+/* gl_bpf_has_ktimers - see bpf_percpu.h */
+bool gl_bpf_has_ktimers(const struct btf *btf)
+{
+	const char *name = "pending_timer_softirq";
+	unsigned long long addr = 0;
+	struct utsname u;
+
+	/* in use when interrupts are threaded: PREEMPT_RT, or threadirqs */
+	if (uname(&u) || (!strstr(u.version, "PREEMPT_RT") &&
+			  !bp_cmdline_has("threadirqs")))
+		return false;
+	/* a BTF with per-CPU variables says; else kallsyms (5.10) */
+	if (btf && bp_btf_var(btf, "runqueues") >= 0)
+		return bp_btf_var(btf, name) >= 0;
+	bp_kallsyms(&name, &addr, 1);
+	return addr != 0;
 }
 
 int gl_bpf_init_net(const struct btf *btf, uint64_t *addr)
