@@ -420,6 +420,20 @@ static void advise_memory(char *a, size_t len, const struct diag_cg_row *row)
 	}
 }
 
+/* put_advice - @a (if any) as @L's next advice; true when it was put */
+static bool put_advice(struct diag_layer_res *L, const char *a)
+{
+	size_t n;
+
+	if (!a[0] || L->nr_advice >= DIAG_MAX_ADVICE)
+		return false;
+	/* a long path cuts the advice short, not the tool */
+	n = strnlen(a, DIAG_TEXT_LEN - 1);
+	memcpy(L->advice[L->nr_advice], a, n);
+	L->advice[L->nr_advice++][n] = '\0';
+	return true;
+}
+
 /*
  * advise - a row's advice: the limits to change, in the files this host
  * has (v2, or v1 on a hybrid host); none for a hierarchy's root.  True
@@ -429,7 +443,6 @@ static bool advise(struct diag_layer_res *L, const struct diag_cg_row *row,
 		   int l)
 {
 	char a[4 * PATH_MAX];
-	size_t n;
 
 	if (L->nr_advice >= DIAG_MAX_ADVICE)
 		return false;
@@ -441,18 +454,12 @@ static bool advise(struct diag_layer_res *L, const struct diag_cg_row *row,
 			 cg_name(by, sizeof(by), &row->by),
 			 cg_name(who, sizeof(who), &row->who));
 		advise_sched(a, sizeof(a), row, lead);
-	}
-	else if (l == DIAG_STORAGE)
+	} else if (l == DIAG_STORAGE) {
 		advise_storage(a, sizeof(a), row);
-	else
+	} else {
 		advise_memory(a, sizeof(a), row);
-	if (!a[0])
-		return false;
-	/* a long path cuts the advice short, not the tool */
-	n = strnlen(a, DIAG_TEXT_LEN - 1);
-	memcpy(L->advice[L->nr_advice], a, n);
-	L->advice[L->nr_advice++][n] = '\0';
-	return true;
+	}
+	return put_advice(L, a);
 }
 
 /*
@@ -465,7 +472,6 @@ static void advise_holder(struct diag_layer_res *L, struct cg_table *held)
 {
 	char by[300], lead[600], a[4 * PATH_MAX];
 	struct diag_cg_row row;
-	size_t n;
 
 	if (!held->n || L->nr_advice >= DIAG_MAX_ADVICE)
 		return;
@@ -479,11 +485,7 @@ static void advise_holder(struct diag_layer_res *L, struct cg_table *held)
 		 100.0 * held->v[0].ns / L->trace_wait_ns);
 	a[0] = '\0';
 	advise_sched(a, sizeof(a), &row, lead);
-	if (!a[0])
-		return;
-	n = strnlen(a, DIAG_TEXT_LEN - 1);
-	memcpy(L->advice[L->nr_advice], a, n);
-	L->advice[L->nr_advice++][n] = '\0';
+	put_advice(L, a);
 }
 
 /* diag_cgroups - see diagnose_cg.h */
