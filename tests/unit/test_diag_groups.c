@@ -209,4 +209,36 @@ TEST_F(diag, live_workers_are_no_group)
 	EXPECT_NE(NULL, strstr(joined(self->text), "worker pid 4250 held CPU 1 in 8%"));
 }
 
+/* a process's threads are one culprit: one advice, its pid once */
+TEST_F(diag, threads_of_a_process_are_one_culprit)
+{
+	struct gl_trace_rec recs[10];
+	const struct diag_culprit *c;
+	size_t i, k;
+
+	put_comm(self->root, 5000, 5000, "ompjob");
+	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < 10; i++) {
+		struct gpulat_rec_sample *s;
+
+		s = wait_rec(&recs[i], 1, GPULAT_SCHED_WAKEUP, 20 * MS, 777,
+			     770, "feeder");
+		for (k = 0; k < 3; k++)
+			add_culprit(s, 5001 + k, 5000, 6 * MS, "ompjob");
+	}
+	self->w.recs = recs;
+	self->w.nr_recs = ARRAY_SIZE(recs);
+	self->w.trace_ok = true;
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	c = diag_culprit(self->r, DIAG_SCHED, 0);
+	ASSERT_NE(NULL, c);
+	EXPECT_EQ(5000, c->pid);
+	EXPECT_EQ(5000, c->tgid);
+	EXPECT_EQ(0U, c->nr_procs);
+	EXPECT_EQ(NULL, diag_culprit(self->r, DIAG_SCHED, 1));
+	EXPECT_NE(NULL, strstr(joined(self->text), "CPU held by: ompjob pid 5000 held CPU 1 in 90% of the outlier waits"));
+	EXPECT_TRUE(advice_has(self->r, DIAG_SCHED, "(kill 5000)"));
+}
+
 TEST_HARNESS_MAIN

@@ -6,6 +6,8 @@
  * and asserts the ranking, the scores and the evidence.  Many CPUs,
  * exited culprits and where the waits are: test_diag_cpus.c.
  */
+#include <sys/wait.h>
+
 #include "diag_cases.h"
 
 TEST_F(diag, quiet_host_nothing_abnormal)
@@ -407,6 +409,57 @@ TEST(proc_cpu_time)
 	diag_tasks_free(&a);
 	diag_tasks_free(&b);
 	diag_tasks_free(&d);
+}
+
+/*
+ * /proc through a watch: a child that uses 1.2 s of CPU and exits before
+ * the watch ends still counts, from the scan a second in (two scans
+ * around the watch would never see it)
+ */
+TEST(proc_scan_keeps_the_gone)
+{
+	struct diag_tasks used;
+	struct diag_scan scan;
+	struct timespec t0, t1;
+	bool found = false;
+	pid_t child;
+	size_t i;
+
+	ASSERT_EQ(0, diag_scan_begin(&scan));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		volatile unsigned long spin = 0;
+
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+		do {
+			spin++;
+			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+		} while ((t1.tv_sec - t0.tv_sec) * 1000000000L +
+			 (t1.tv_nsec - t0.tv_nsec) < 1200000000L);
+		_exit(0);
+	}
+	/* ticks until the child is gone: at least one scan meanwhile */
+	while (waitpid(child, NULL, WNOHANG) == 0) {
+		diag_scan_tick(&scan);
+		usleep(50000);
+	}
+	ASSERT_EQ(0, diag_scan_end(&scan, &used));
+	for (i = 0; i < used.n; i++) {
+		if (used.v[i].pid != child)
+			continue;
+		found = true;
+		/*
+		 * what it used until the last scan that saw it: at most a
+		 * second of its run after that scan is lost, 1.2 s minus
+		 * what it got of a CPU in that second, whatever the load
+		 */
+		EXPECT_LE(150 * MS, used.v[i].cpu_ns);
+		EXPECT_GE(1300 * MS, used.v[i].cpu_ns);
+	}
+	EXPECT_TRUE(found);
+	EXPECT_LE(1.0, used.span_s);
+	diag_tasks_free(&used);
 }
 
 /* --- Why a layer is normal, in one line -------------------------------- */

@@ -39,12 +39,46 @@ static const char usage_diagnose[] =
 "    gpulat diagnose                   # ten seconds, then the verdict\n"
 "    gpulat diagnose -d 60 -j          # a minute, as JSON\n";
 
+/*
+ * diag_block_threshold - @o's thresholds into @t; and on a BPF source of
+ * this command's own (no other reader to disturb), unless given, the
+ * block family's at its smallest expected p99 (20 ms): a disk's waits
+ * beyond what the verdict calls normal name the tasks whose requests
+ * they were, a process gone before the watch ends included
+ */
+static void diag_block_threshold(const struct gl_source *src,
+				 const struct gpulat_opts *o, uint64_t *t,
+				 uint64_t *set)
+{
+	const struct gl_family_info *fi = gl_family(GPULAT_FAM_BLOCK);
+	uint64_t least = 0;
+	uint32_t id;
+
+	memcpy(t, o->thresholds, sizeof(o->thresholds));
+	*set = o->thresholds_set;
+	if (gl_source_kind(src) != GL_SOURCE_BPF || gl_source_pinned(src) ||
+	    (*set & (1ULL << GPULAT_FAM_BLOCK)) || !fi)
+		return;
+	for (id = 0; id < fi->nr_series; id++) {
+		const struct gl_series_info *si =
+			gl_series_info(GPULAT_FAM_BLOCK, id);
+
+		if (si && si->judged && (!least || si->expect_p99_ns < least))
+			least = si->expect_p99_ns;
+	}
+	if (least) {
+		t[GPULAT_FAM_BLOCK] = least;
+		*set |= 1ULL << GPULAT_FAM_BLOCK;
+	}
+}
+
 /* diagnose_run - gpulat diagnose */
 int diagnose_run(const struct gpulat_opts *o)
 {
 	double duration = o->has_duration ? o->duration_s :
 					    GPULAT_DIAGNOSE_SECONDS;
-	struct diag_tasks t0 = { 0 }, t1 = { 0 }, used = { 0 };
+	struct diag_tasks used = { 0 };
+	struct diag_scan scan;
 	struct diag_result *r = NULL;
 	struct gs_sampler gs = { 0 };
 	struct gs_timeline gt = { 0 };
@@ -54,6 +88,7 @@ int diagnose_run(const struct gpulat_opts *o)
 	bool have_t0, have_used;
 	struct watch w;
 	struct gl_source *src;
+	uint64_t thresholds[GPULAT_FAM_MAX], thresholds_set;
 	char desc[192];
 	const char *kind;
 	int ret;
@@ -73,22 +108,27 @@ int diagnose_run(const struct gpulat_opts *o)
 		fprintf(stderr, "gpulat: watching every family for %.3gs...\n",
 			duration);
 	watch_stop_on_signal();
-	/* CPU time around the watch; a missing /proc only costs those users */
-	have_t0 = !diag_tasks_read(&t0);
+	/*
+	 * CPU time and storage bytes through the watch, a scan a second (a
+	 * process gone before its end counts); a missing /proc only costs
+	 * those users
+	 */
+	have_t0 = !diag_scan_begin(&scan);
 	/* a sampler that cannot start costs the GPU side only: it says so */
 	if (every > 0)
 		gs_start(&gs, every, duration);	/* gs_stop() says if it failed */
-	ret = watch_run(src, duration, 0, false, o->thresholds,
-			o->thresholds_set, &w, NULL, NULL, stderr);
+	diag_block_threshold(src, o, thresholds, &thresholds_set);
+	watch_set_tick(diag_scan_tick, &scan);
+	ret = watch_run(src, duration, 0, false, thresholds, thresholds_set,
+			&w, NULL, NULL, stderr);
+	watch_set_tick(NULL, NULL);
 	if (gs_stop(&gs, &gt))
 		memset(&gt, 0, sizeof(gt));
-	have_used = !ret && have_t0 && !diag_tasks_read(&t1) &&
-		    !diag_tasks_delta(&t0, &t1, &used);
+	have_used = !diag_scan_end(&scan, &used) && !ret && have_t0;
 	gl_source_close(src);
-	diag_tasks_free(&t0);
-	diag_tasks_free(&t1);
 	if (ret) {
 		gs_timeline_free(&gt);
+		diag_tasks_free(&used);
 		return GPULAT_EXIT_ERROR;	/* watch_run() said why */
 	}
 	ret = diag_analyze_gpu(&w, have_used ? &used : NULL,

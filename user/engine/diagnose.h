@@ -95,6 +95,29 @@ int diag_tasks_delta(const struct diag_tasks *before,
 void diag_tasks_free(struct diag_tasks *t);
 
 /*
+ * /proc through a watch: what every thread used (CPU time, storage
+ * bytes), those gone before its end included (diagnose_scan.c)
+ */
+struct diag_scan {
+	struct diag_tasks last, used;
+	size_t cap;
+	uint64_t first_ns, next_ns;
+	bool ok;
+};
+
+/* diag_scan_begin - the first scan; 0 or -errno (the scan is then off) */
+int diag_scan_begin(struct diag_scan *s);
+/* diag_scan_tick - a scan when a second has passed (watch_set_tick()) */
+void diag_scan_tick(void *arg);
+/*
+ * diag_scan_end - the last scan, and into @used what each thread used
+ * since the first (a thread gone: until its last scan), span_s the time
+ * between the first and the last; 0, or -errno when a scan failed
+ */
+int diag_scan_end(struct diag_scan *s, struct diag_tasks *used);
+
+
+/*
  * diag_analyze_tasks - diag_analyze() that also names the processes that
  * used the CPUs of the slow waits, from @used (a diag_tasks_delta() over
  * the watch; NULL: none).  0 or -ENOMEM.  Before advising to release a

@@ -244,8 +244,9 @@ static const char *diag_name_of(const struct gpulat_culprit *c,
 
 /*
  * diag_trace - culprits and affected tasks of every layer from the trace:
- * the tasks that held the CPU during the outlier waits, summed by (pid,
- * comm), and the tasks the outliers happened to
+ * the tasks that held the CPU during the outlier waits, summed by process
+ * (a thread of an unknown process by itself), and the tasks the outliers
+ * happened to
  */
 int diag_trace(struct diag_result *r, const struct watch *w)
 {
@@ -281,9 +282,11 @@ int diag_trace(struct diag_result *r, const struct watch *w)
 			    !ret; k++) {
 			const struct gpulat_culprit *c = &s->culprits[k];
 
+			/* a process's threads are one culprit: kill takes it */
 			if (c->pid > 0 && c->ns)
-				ret = diag_procs_add(&held[layer], c->pid,
-						     c->tgid,
+				ret = diag_procs_add(&held[layer],
+						     c->tgid > 0 ? c->tgid :
+						     c->pid, c->tgid,
 						     diag_name_of(c, names,
 								  nr_names),
 						     c->ns, rec->cpu);
