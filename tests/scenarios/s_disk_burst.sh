@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # A short storage burst inside a long quiet watch: a copy job reads at
-# random with O_DIRECT, 1 MiB at a time and 64 in flight, for 4 s in the
+# random with O_DIRECT, 1 MiB at a time and 128 in flight, for 4 s in the
 # middle of a 12 s diagnosis, and is gone before it ends.  Storage first,
 # the reader named (/proc is read through the watch, not only at its
 # ends: the bytes it moved before it went), said gone, and no kill of
@@ -25,7 +25,7 @@ def w():
     r = random.Random()
     while True:
         os.preadv(fd, [b], r.randrange(n) << 20)
-for _ in range(63):
+for _ in range(127):
     threading.Thread(target=w, daemon=True).start()
 w()"
 c=$SC_LAST
