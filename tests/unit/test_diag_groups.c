@@ -209,14 +209,20 @@ TEST_F(diag, live_workers_are_no_group)
 	EXPECT_NE(NULL, strstr(joined(self->text), "worker pid 4250 held CPU 1 in 8%"));
 }
 
-/* a process's threads are one culprit: one advice, its pid once */
+/*
+ * a process's threads are one culprit: one advice, its pid once; named
+ * by the thread first seen (a worker thread's name may not be the
+ * process's), which /proc says is still there
+ */
 TEST_F(diag, threads_of_a_process_are_one_culprit)
 {
 	struct gl_trace_rec recs[10];
 	const struct diag_culprit *c;
 	size_t i, k;
 
-	put_comm(self->root, 5000, 5000, "ompjob");
+	put_comm(self->root, 5000, 5000, "python3");
+	for (k = 0; k < 3; k++)
+		put_comm(self->root, 5000, 5001 + k, "ompjob");
 	blob_record(&self->end, S_WAKE + 1, 20 * MS, 200);
 	memset(recs, 0, sizeof(recs));
 	for (i = 0; i < 10; i++) {
@@ -233,7 +239,7 @@ TEST_F(diag, threads_of_a_process_are_one_culprit)
 	ASSERT_EQ(0, run(self, _metadata, NULL));
 	c = diag_culprit(self->r, DIAG_SCHED, 0);
 	ASSERT_NE(NULL, c);
-	EXPECT_EQ(5000, c->pid);
+	EXPECT_EQ(5001, c->pid);
 	EXPECT_EQ(5000, c->tgid);
 	EXPECT_EQ(0U, c->nr_procs);
 	EXPECT_EQ(NULL, diag_culprit(self->r, DIAG_SCHED, 1));

@@ -49,7 +49,8 @@ static struct diag_proc *diag_procs_push(struct diag_procs *p)
  * one, under its latest name.  -ENOMEM
  */
 static int diag_procs_add(struct diag_procs *p, int32_t pid, int32_t tgid,
-			  const char *comm, uint64_t ns, uint32_t cpu)
+			  const char *comm, uint64_t ns, uint32_t cpu,
+			  bool by_process)
 {
 	struct diag_proc *e = NULL;
 	size_t i;
@@ -58,6 +59,18 @@ static int diag_procs_add(struct diag_procs *p, int32_t pid, int32_t tgid,
 		if (p->v[i].pid == pid) {
 			e = &p->v[i];
 			break;
+		}
+		/*
+		 * another thread of its process: one entry, named by the
+		 * thread it was first seen as (kill takes the process;
+		 * /proc says whether that thread is still there)
+		 */
+		if (by_process && tgid > 0 && p->v[i].tgid == tgid) {
+			e = &p->v[i];
+			e->ns += ns;
+			e->count++;
+			cpuset_add(&e->cpus, cpu);
+			return 0;
 		}
 	}
 	if (!e) {
@@ -274,7 +287,8 @@ int diag_trace(struct diag_result *r, const struct watch *w)
 			continue;
 		if (s->pid > 0)
 			ret = diag_procs_add(&hit[layer], s->pid, s->tgid,
-					     s->comm, s->latency_ns, rec->cpu);
+					     s->comm, s->latency_ns, rec->cpu,
+					     false);
 		if (ret || !(s->flags & GPULAT_REC_F_CULPRITS))
 			continue;
 		r->layer[layer].trace_wait_ns += s->latency_ns;
@@ -284,12 +298,11 @@ int diag_trace(struct diag_result *r, const struct watch *w)
 
 			/* a process's threads are one culprit: kill takes it */
 			if (c->pid > 0 && c->ns)
-				ret = diag_procs_add(&held[layer],
-						     c->tgid > 0 ? c->tgid :
-						     c->pid, c->tgid,
+				ret = diag_procs_add(&held[layer], c->pid,
+						     c->tgid,
 						     diag_name_of(c, names,
 								  nr_names),
-						     c->ns, rec->cpu);
+						     c->ns, rec->cpu, true);
 		}
 	}
 	for (l = 0; l < DIAG_NR_LAYERS && !ret; l++) {
