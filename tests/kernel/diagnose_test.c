@@ -396,6 +396,23 @@ static unsigned long mem_avail_kb(void)
 	return kb;
 }
 
+/* allocstall - tasks' direct reclaim entries so far (/proc/vmstat) */
+static unsigned long long allocstall(void)
+{
+	unsigned long long sum = 0, v;
+	char line[128], name[64];
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %llu", name, &v) == 2 &&
+		    !strncmp(name, "allocstall", 10))
+			sum += v;
+	fclose(f);
+	return sum;
+}
+
 /*
  * holder - take @arg KiB of anonymous memory, touched, and keep it; then
  * take 32 MiB more and give it back, again and again: allocations
@@ -442,7 +459,10 @@ static void streamer(const void *arg)
  * without pause, while four readers stream a 2 GiB disk through the
  * page cache.  The reclaim is the host's (no memory cgroup
  * limit): memory abnormal with direct reclaim, and the advice says the
- * host runs short, never that a cgroup reclaims at its limit.  (Five
+ * host runs short, never that a cgroup reclaims at its limit.  When no
+ * task stalled in reclaim during the watch (allocstall in /proc/vmstat:
+ * kswapd kept up, as on 6.1-rt under a loaded emulator once), there is
+ * no shortage to diagnose: only the last holds, and the rest is skipped.  (Five
  * busy processes on two CPUs: the scheduler is abnormal too, and may
  * rank first; the memcg incident, its counterpart, runs on the host:
  * tests/scenarios/s_memcg_reclaim.sh.)
@@ -451,6 +471,7 @@ TEST(memory_shortage_is_the_hosts)
 {
 	pid_t pids[5] = { 0 };
 	unsigned long avail = mem_avail_kb(), take;
+	unsigned long long stalls;
 	char name[32], *json, *mem;
 	int i, ret, status = -1;
 
@@ -468,7 +489,9 @@ TEST(memory_shortage_is_the_hosts)
 	for (i = 1; i < 5; i++)
 		pids[i] = spawn("streamer", streamer, name);
 	usleep(500000);
+	stalls = allocstall();
 	json = diagnose("-d " SECONDS " -j", &status);
+	stalls = allocstall() - stalls;
 	stop(pids, 5);
 	nullb_destroy();
 	/* the guest as it was for the tests after: caches out, compacted */
@@ -480,10 +503,19 @@ TEST(memory_shortage_is_the_hosts)
 
 	mem = layer_json(json, "memory");
 	ASSERT_NE(NULL, mem);
+	/* never a cgroup's limit, whatever the reclaim did */
+	EXPECT_EQ(NULL, strstr(json, "reclaims at its own"));
+	TH_LOG("allocstall +%llu during the watch", stalls);
+	if (stalls < 5) {
+		/* kswapd kept up (the kernel's timing, not the tool's) */
+		free(mem);
+		free(json);
+		SKIP(return, "no task stalled in reclaim (allocstall +%llu): no shortage to diagnose",
+		     stalls);
+	}
 	EXPECT_NE(NULL, strstr(mem, "\"abnormal\":true"));
 	EXPECT_NE(NULL, strstr(mem, "mm.direct_reclaim"));
 	EXPECT_NE(NULL, strstr(mem, "the host runs short of free memory"));
-	EXPECT_EQ(NULL, strstr(json, "reclaims at its own"));
 	free(mem);
 	free(json);
 }
