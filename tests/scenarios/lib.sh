@@ -78,6 +78,42 @@ $3" >/dev/null 2>&1 &
 # sc_spin NAME CPU: a busy loop named NAME pinned to CPU
 sc_spin() { sc_py "$1" "$2" 'while True: pass'; }
 
+# sc_threads NAME CPU: one process of four threads spinning on CPU (a
+# thread pool: OpenMP, a data loader, a miner), its pid in SC_LAST
+sc_threads() {
+	sc_py "$1" "$2" 'import threading
+def spin():
+    while True: pass
+for _ in range(3):
+    threading.Thread(target=spin, daemon=True).start()
+spin()'
+}
+
+# sc_bigfile: a 512 MiB file in /var/tmp (on a disk), removed at exit,
+# its path in SC_FILE; skips the incident when it cannot be written
+sc_bigfile() {
+	SC_FILE=$(mktemp /var/tmp/gpulat-sc-disk.XXXXXX)
+	sc_undo "rm -f '$SC_FILE'"
+	head -c $((512 << 20)) /dev/zero >"$SC_FILE" && sync "$SC_FILE" ||
+		sc_skip "cannot write a 512 MiB file in /var/tmp"
+}
+
+# sc_disk_reader NAME FILE INFLIGHT: O_DIRECT reads of 1 MiB at random
+# places of FILE, INFLIGHT at a time (one process, as many threads)
+sc_disk_reader() {
+	sc_py "$1" 0-$(sc_last_cpu) "import os, mmap, random, threading
+fd = os.open('$2', os.O_RDONLY | os.O_DIRECT)
+n = os.fstat(fd).st_size >> 20
+def w():
+    b = mmap.mmap(-1, 1 << 20)
+    r = random.Random()
+    while True:
+        os.preadv(fd, [b], r.randrange(n) << 20)
+for _ in range($(($3 - 1))):
+    threading.Thread(target=w, daemon=True).start()
+w()"
+}
+
 # sc_ticker NAME CPU PERIOD_S: a nice 19 loop that sleeps PERIOD_S on CPU:
 # woken, it waits behind whatever holds the CPU
 sc_ticker() {

@@ -8,22 +8,8 @@
 # the I/O, and the queue advice only where the queue's time was most of
 # it (lib.sh checks it against the diagnosis's own evidence).
 . "$(dirname "$0")/lib.sh"
-f=$(mktemp /var/tmp/gpulat-sc-disk.XXXXXX)
-sc_undo "rm -f '$f'"
-head -c $((512 << 20)) /dev/zero >"$f" && sync "$f" ||
-	sc_skip "cannot write a 512 MiB file in /var/tmp"
-disk=$(lsblk -no PKNAME "$(df --output=source "$f" | tail -1)" 2>/dev/null)
-sc_py diskreader 0-$(sc_last_cpu) "import os, mmap, random, threading
-fd = os.open('$f', os.O_RDONLY | os.O_DIRECT)
-n = os.fstat(fd).st_size >> 20
-def w():
-    b = mmap.mmap(-1, 1 << 20)
-    r = random.Random()
-    while True:
-        os.preadv(fd, [b], r.randrange(n) << 20)
-for _ in range(63):
-    threading.Thread(target=w, daemon=True).start()
-w()"
+sc_bigfile
+sc_disk_reader diskreader "$SC_FILE" 64
 EXPECT_LAYER=storage
 EXPECT_CULPRIT='^diskreader$'
 EXPECT_PIDS=$SC_LAST

@@ -6,12 +6,7 @@
 # its threads'.
 . "$(dirname "$0")/lib.sh"
 cpu=$(sc_last_cpu)
-sc_py xmrig "$cpu" 'import threading
-def spin():
-    while True: pass
-for _ in range(3):
-    threading.Thread(target=spin, daemon=True).start()
-spin()'
+sc_threads xmrig "$cpu"
 m=$SC_LAST
 sc_ticker feeder "$cpu" 0.005
 EXPECT_LAYER=scheduler

@@ -6,12 +6,7 @@
 # takes), once, never by a thread's id alone.
 . "$(dirname "$0")/lib.sh"
 cpu=$(sc_last_cpu)
-sc_py ompjob "$cpu" 'import threading
-def spin():
-    while True: pass
-for _ in range(3):
-    threading.Thread(target=spin, daemon=True).start()
-spin()'
+sc_threads ompjob "$cpu"
 j=$SC_LAST
 sc_ticker feeder "$cpu" 0.005
 EXPECT_LAYER=scheduler

@@ -447,21 +447,20 @@ static int diag_task_tgid_cmp(const void *a, const void *b)
 }
 
 /*
- * diag_cpu_users - culprits of the scheduler layer from /proc: processes
- * that used at least DIAG_HOG_SHARE of a CPU on the slow CPUs, most first,
- * after those the trace named.  The threads are sorted by process, so
- * each process's are summed in one pass.
+ * diag_by_process - what each process of @used used, its threads summed
+ * (sorted by process, so in one pass), this tool left out: CPU time, or
+ * with @io storage bytes (in ns, sorted alike), most first, named by its
+ * leader; every process's total into *@total.  0 or -ENOMEM.
  */
-int diag_cpu_users(struct diag_result *r, const struct diag_tasks *used)
+static int diag_by_process(const struct diag_tasks *used, bool io,
+			   struct diag_procs *procs, uint64_t *total)
 {
-	struct diag_layer_res *L = &r->layer[DIAG_SCHED];
-	double secs = used->span_s > 0 ? used->span_s : r->duration_s;
-	struct diag_procs procs = { 0 };
-	struct diag_task *v;
 	pid_t self = getpid();
-	size_t i, j, k;
+	struct diag_task *v;
+	size_t i, j;
 	int ret = 0;
 
+	*total = 0;
 	v = malloc((used->n ? used->n : 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -473,20 +472,23 @@ int diag_cpu_users(struct diag_result *r, const struct diag_tasks *used)
 		const char *comm = v[i].comm;
 
 		for (j = i; j < used->n && v[j].tgid == v[i].tgid; j++) {
+			uint64_t n = io ? v[j].io_bytes : v[j].cpu_ns;
+
 			/* the process's name is its leader's */
 			if (v[j].pid == v[j].tgid)
 				comm = v[j].comm;
-			if (!v[j].cpu_ns || v[j].tgid == self || ret)
+			*total += n;
+			if (!n || v[j].tgid == self || ret)
 				continue;
 			if (!p) {
-				p = diag_procs_push(&procs);
+				p = diag_procs_push(procs);
 				if (!p) {
 					ret = -ENOMEM;
 					continue;
 				}
 				p->pid = p->tgid = v[i].tgid;
 			}
-			p->ns += v[j].cpu_ns;
+			p->ns += n;
 			p->count++;
 			cpuset_add(&p->cpus, v[j].cpu);
 		}
@@ -497,7 +499,25 @@ int diag_cpu_users(struct diag_result *r, const struct diag_tasks *used)
 	}
 	free(v);
 	if (!ret)
-		diag_procs_sort(&procs);
+		diag_procs_sort(procs);
+	return ret;
+}
+
+/*
+ * diag_cpu_users - culprits of the scheduler layer from /proc: processes
+ * that used at least DIAG_HOG_SHARE of a CPU on the slow CPUs, most first,
+ * after those the trace named.
+ */
+int diag_cpu_users(struct diag_result *r, const struct diag_tasks *used)
+{
+	struct diag_layer_res *L = &r->layer[DIAG_SCHED];
+	double secs = used->span_s > 0 ? used->span_s : r->duration_s;
+	struct diag_procs procs = { 0 };
+	uint64_t total;
+	size_t i, k;
+	int ret = 0;
+
+	ret = diag_by_process(used, false, &procs, &total);
 	/* a miner on any CPU, at any share, after those the trace named */
 	for (i = 0; !ret && i < procs.n; i++)
 		diag_miner_add(L, &procs.v[i], false,
@@ -536,41 +556,11 @@ int diag_io_users(struct diag_result *r, const struct diag_tasks *used)
 {
 	struct diag_layer_res *L = &r->layer[DIAG_STORAGE];
 	struct diag_procs procs = { 0 };
-	uint64_t total = 0;
-	pid_t self = getpid();
-	struct diag_task *v;
-	size_t i, j;
+	uint64_t total;
+	size_t i;
 	int ret = 0;
 
-	v = malloc((used->n ? used->n : 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	if (used->n)
-		memcpy(v, used->v, used->n * sizeof(*v));
-	qsort(v, used->n, sizeof(*v), diag_task_tgid_cmp);
-	for (i = 0; i < used->n && !ret; i = j) {
-		struct diag_proc *p = NULL;
-		const char *comm = v[i].comm;
-
-		for (j = i; j < used->n && v[j].tgid == v[i].tgid; j++) {
-			if (v[j].pid == v[j].tgid)
-				comm = v[j].comm;
-			total += v[j].io_bytes;
-			if (!v[j].io_bytes || v[j].tgid == self || ret)
-				continue;
-			if (!p && !(p = diag_procs_push(&procs))) {
-				ret = -ENOMEM;
-				continue;
-			}
-			p->pid = p->tgid = v[i].tgid;
-			p->ns += v[j].io_bytes;	/* bytes, sorted as ns */
-		}
-		if (p)
-			snprintf(p->comm, sizeof(p->comm), "%s", comm);
-	}
-	free(v);
-	if (!ret)
-		diag_procs_sort(&procs);
+	ret = diag_by_process(used, true, &procs, &total);
 	for (i = 0; !ret && i < procs.n && L->nr_io < DIAG_MAX_CULPRITS;
 	     i++) {
 		struct diag_io_user *u = &L->io[L->nr_io];
