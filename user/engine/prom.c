@@ -476,6 +476,20 @@ static void prom_self(FILE *f, const struct prom_state *p)
 		[PROM_CAUSE_OUTLIER] = "outlier",
 		[PROM_CAUSE_SIGNAL] = "signal",
 	};
+	static const char *const fail[PROM_NR_FAILS] = {
+		[PROM_FAIL_NO_SPACE] = "no_space",
+		[PROM_FAIL_TOO_BIG] = "too_big",
+		[PROM_FAIL_NO_WINDOW] = "no_window",
+		[PROM_FAIL_WRITER_BUSY] = "writer_busy",
+		[PROM_FAIL_KILLED] = "killed",
+		[PROM_FAIL_IO] = "io_error",
+	};
+	static const char *const refuse[PROM_NR_REFUSES] = {
+		[PROM_REFUSE_PER_IP] = "per_address",
+		[PROM_REFUSE_FULL] = "full",
+		[PROM_REFUSE_TIMEOUT] = "timeout",
+		[PROM_REFUSE_ERROR] = "error",
+	};
 	char v[96], src[32], k[160], g[2 * GPULAT_NAME_LEN + 8];
 	size_t i;
 
@@ -509,6 +523,19 @@ static void prom_self(FILE *f, const struct prom_state *p)
 	prom_scalar(f, "gpulat_flight_suppressed_total", "counter",
 		    "Flight recorder triggers that wrote no bundle (rate limit, one in progress)",
 		    p->flight_suppressed);
+	prom_header(f, "gpulat_flight_bundles_failed_total", "counter",
+		    "Flight recorder bundles triggered but not kept, by reason");
+	for (i = 0; i < PROM_NR_FAILS; i++)
+		fprintf(f, "gpulat_flight_bundles_failed_total{reason=\"%s\"} %" PRIu64 "\n",
+			fail[i], p->flight_failed[i]);
+	prom_scalar(f, "gpulat_flight_folder_bytes", "gauge",
+		    "Bytes of the flight recorder's bundles in its folder",
+		    p->flight_bytes);
+	prom_header(f, "gpulat_http_refused_total", "counter",
+		    "Connections closed unanswered or cut, by reason");
+	for (i = 0; i < PROM_NR_REFUSES; i++)
+		fprintf(f, "gpulat_http_refused_total{reason=\"%s\"} %" PRIu64 "\n",
+			refuse[i], p->http_refused[i]);
 	prom_header(f, "gpulat_exporter_other_keys", "gauge",
 		    "Keys of a metric over the bound, summed under the label value _other");
 	for (i = 0; i < GL_NR_METRICS; i++)

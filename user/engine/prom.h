@@ -32,6 +32,26 @@ enum prom_cause {
 	PROM_NR_CAUSES,
 };
 
+/* Why a flight bundle was lost (gpulat_flight_bundles_failed_total). */
+enum prom_fail {
+	PROM_FAIL_NO_SPACE,	/* ENOSPC, EDQUOT: the folder's disk is full */
+	PROM_FAIL_TOO_BIG,	/* larger than the folder's bound in bytes */
+	PROM_FAIL_NO_WINDOW,	/* fewer than two snapshots in its window */
+	PROM_FAIL_WRITER_BUSY,	/* the writer still busy when it was due */
+	PROM_FAIL_KILLED,	/* the writer died or ran over its time */
+	PROM_FAIL_IO,		/* any other error */
+	PROM_NR_FAILS,
+};
+
+/* Why a connection went unanswered (gpulat_http_refused_total). */
+enum prom_refuse {
+	PROM_REFUSE_PER_IP,	/* the address's or the /24's bound */
+	PROM_REFUSE_FULL,	/* every slot taken */
+	PROM_REFUSE_TIMEOUT,	/* cut: no whole request in the time */
+	PROM_REFUSE_ERROR,	/* cut: a bad request, an error */
+	PROM_NR_REFUSES,
+};
+
 struct prom_xid {
 	char gpu[GPULAT_NAME_LEN];
 	uint32_t xid;
@@ -69,6 +89,9 @@ struct prom_state {
 	uint64_t trace_records;		/* sample records the daemon read */
 	uint64_t flight_bundles, flight_suppressed;
 	uint64_t flight_triggers[PROM_NR_CAUSES];
+	uint64_t flight_failed[PROM_NR_FAILS];
+	uint64_t flight_bytes;		/* bundles in the folder, summed */
+	uint64_t http_refused[PROM_NR_REFUSES];
 	double last_snapshot_unix;	/* 0: none yet */
 };
 
