@@ -5,7 +5,9 @@
 # starts again, disable stops a family's probes), --source bpf and the
 # commands that change shared settings take their own, a second attach
 # is refused, an attach/detach loop never shows a half-made folder, a
-# stale folder is named and never read, detach removes it all.
+# stale folder is named and never read, detach removes it all.  An
+# attach killed (SIGKILL) at each of its steps (GPULAT_ATTACH_PAUSE):
+# the next status says what it removed, attach then works.
 . "$(dirname "$0")/lib.sh"
 
 PIN=/sys/fs/bpf/gpulat
@@ -133,7 +135,7 @@ for i in $(seq 20); do
 		bad=$((bad + 1))
 		sed 's/^/# /' "$T_TMP/l.err" | head -3
 	fi
-	grep -q "stale\|another build" "$T_TMP/l.err" && bad=$((bad + 1))
+	grep -q "half made\|another build" "$T_TMP/l.err" && bad=$((bad + 1))
 done
 # killed at any step, an attach or a detach leaves a temporary at most,
 # which the next command sweeps
@@ -153,11 +155,11 @@ ls -d /sys/fs/bpf/gpulat_* 2>/dev/null | grep -q . &&
 mkdir -p "$PIN/maps"
 rc=0
 "$GPULAT" --source pinned status >/dev/null 2>"$T_TMP/sp" || rc=$?
-[[ $rc -ne 0 ]] && grep -q "$PIN is stale" "$T_TMP/sp" &&
+[[ $rc -ne 0 ]] && grep -q "$PIN is half made, not a BPF source: maps/.*gpulat detach removes it, gpulat attach replaces it" "$T_TMP/sp" &&
 	ok "--source pinned names a stale folder and fails (exit $rc)" ||
 	not_ok "--source pinned on a stale folder # rc $rc: $(cat "$T_TMP/sp")"
 "$GPULAT" status >"$T_TMP/sa" 2>&1 &&
-	head -1 "$T_TMP/sa" | grep -q "not read: $PIN is stale" &&
+	head -1 "$T_TMP/sa" | grep -q "not read: $PIN is half made" &&
 	grep -q '^source: *BPF, loaded for this command' "$T_TMP/sa" &&
 	ok "auto names a stale folder and loads its own" ||
 	not_ok "auto on a stale folder # $(head -2 "$T_TMP/sa")"
@@ -171,6 +173,65 @@ rc=0
 [[ $rc -ne 0 ]] && grep -q "no BPF source is pinned" "$T_TMP/np" &&
 	ok "--source pinned without one says so (exit $rc)" ||
 	not_ok "--source pinned without one # rc $rc: $(cat "$T_TMP/np")"
+
+# attach killed at each step: the half-made temporary is named and
+# removed by the next status (whatever its source), attach then works
+steps=0 bad=0
+for step in 1 2 3 4 5 6; do
+	GPULAT_ATTACH_PAUSE=$step "$GPULAT" attach >/dev/null 2>"$T_TMP/k.err" &
+	kp=$!
+	for i in $(seq 300); do
+		grep -q "attach paused at step $step" "$T_TMP/k.err" && break
+		kill -0 $kp 2>/dev/null || break
+		sleep 0.05
+	done
+	if ! grep -q "attach paused at step $step" "$T_TMP/k.err"; then
+		bad=$((bad + 1))
+		echo "# attach never paused at step $step: $(cat "$T_TMP/k.err")"
+		wait $kp
+		"$GPULAT" detach >/dev/null 2>&1
+		continue
+	fi
+	steps=$step
+	kill -9 $kp
+	wait $kp 2>/dev/null
+	"$GPULAT" --source bpf status >"$T_TMP/ks" 2>&1
+	if ((step < 6)); then
+		grep -q "^gpulat: removed /sys/fs/bpf/gpulat_tmp_${kp}_[0-9]*, the half-made pin folder of gpulat attach (pid $kp), killed before it finished" "$T_TMP/ks" ||
+			{ bad=$((bad + 1)); echo "# step $step: status: $(head -2 "$T_TMP/ks")"; }
+	fi
+	ls -d /sys/fs/bpf/gpulat_* 2>/dev/null | grep -q . &&
+		{ bad=$((bad + 1)); echo "# step $step: left $(ls -d /sys/fs/bpf/gpulat_*)"; }
+	"$GPULAT" status >"$T_TMP/ks2" 2>&1 ||
+		{ bad=$((bad + 1)); echo "# step $step: status after: $(head -2 "$T_TMP/ks2")"; }
+	grep -q "half made\|stale" "$T_TMP/ks2" &&
+		{ bad=$((bad + 1)); echo "# step $step: status after: $(head -2 "$T_TMP/ks2")"; }
+	# killed once in place (step 6) it is whole: detach it first
+	((step == 6)) && "$GPULAT" detach >/dev/null
+	"$GPULAT" attach >/dev/null 2>"$T_TMP/ka" && [[ -d $PIN/maps ]] ||
+		{ bad=$((bad + 1)); echo "# step $step: attach after: $(cat "$T_TMP/ka")"; }
+	"$GPULAT" detach >/dev/null 2>&1
+done
+((steps == 6 && !bad)) &&
+	ok "attach killed at each of its 6 steps: status names and removes what it left, attach works after" ||
+	not_ok "attach killed at each step # $steps steps, $bad failures"
+# a killed detach: the next attach says what it removed
+"$GPULAT" attach >/dev/null 2>&1
+GPULAT_ATTACH_PAUSE=1 "$GPULAT" detach >/dev/null 2>"$T_TMP/kd.err" &
+kp=$!
+for i in $(seq 300); do
+	grep -q "detach paused at step 1" "$T_TMP/kd.err" && break
+	sleep 0.05
+done
+kill -9 $kp
+wait $kp 2>/dev/null
+"$GPULAT" attach >/dev/null 2>"$T_TMP/ka"
+rc=$?
+((rc == 0)) && grep -q "^gpulat: removed /sys/fs/bpf/gpulat_old_${kp}_[0-9]*, the half-removed pin folder of gpulat detach (pid $kp)" "$T_TMP/ka" &&
+	ok "a killed detach: the next attach removes what it left, says so, and works" ||
+	not_ok "a killed detach, then attach # rc $rc: $(cat "$T_TMP/ka")"
+"$GPULAT" detach >/dev/null 2>&1
+
 "$GPULAT" --source bpf status >"$T_TMP/st2" 2>&1
 grep -q 'loaded for this command' "$T_TMP/st2" &&
 	ok "after detach a command loads its own" || not_ok "after detach # $(head -3 "$T_TMP/st2")"

@@ -9,7 +9,25 @@
 #include <errno.h>
 #include <string.h>
 
+#include "bpf_pin.h"
 #include "gpulat.h"
+
+/* attach_swept - what killed attaches and detaches left, removed and said */
+static void attach_swept(FILE *f)
+{
+	char said[1024], *p, *n;
+
+	if (!gl_bpf_pin_sweep_said(said, sizeof(said)))
+		return;
+	for (p = said; p; p = n) {
+		n = strstr(p, "; ");
+		if (n) {
+			*n = '\0';
+			n += 2;
+		}
+		fprintf(f, "gpulat: removed %s\n", p);
+	}
+}
 
 /* attach_run - gpulat attach, gpulat detach */
 static int attach_run(const struct gpulat_opts *o)
@@ -18,6 +36,7 @@ static int attach_run(const struct gpulat_opts *o)
 	char msg[512];
 	int ret;
 
+	attach_swept(stderr);
 	ret = on ? gl_source_bpf_pin(msg, sizeof(msg)) :
 		   gl_source_bpf_unpin(msg, sizeof(msg));
 	if (ret) {
@@ -43,6 +62,11 @@ static const char usage_attach[] =
 "attach, the trace, enable/disable/reset.  Without it, a command on the\n"
 "BPF source loads the programs for its own run.  Needs root (or CAP_BPF\n"
 "and CAP_PERFMON), a kernel with BTF, and bpffs on /sys/fs/bpf.\n"
+"\n"
+"The folder is made whole under a temporary name and renamed into place:\n"
+"what an attach killed before it finished left is removed (and said) by\n"
+"the next attach, detach or status, and a half-made folder found at\n"
+GL_BPF_PIN_DIR " is never read: attach replaces it, detach removes it.\n"
 "\n"
 "options:\n"
 "  -h, --help   show this help\n"

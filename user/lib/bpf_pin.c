@@ -3,11 +3,17 @@
  * libgpulat: the BPF source pinned in bpffs (gpulat attach, detach).
  * Several gpulat users share one pin folder, so no reader may ever see
  * it half made: attach pins everything in a folder of its own
- * (GL_BPF_PIN_DIR "_tmp_PID") and renames it into place; detach renames
- * it away (GL_BPF_PIN_DIR "_old_PID") before it removes the pins.  What
- * a killed attach or detach left is swept when its pid is gone.  A
- * folder that is not a whole source of this build is named for what it
- * is and never read.
+ * (GL_BPF_PIN_DIR "_tmp_PID_START", START the process's start time) and
+ * renames it into place; detach renames it away (GL_BPF_PIN_DIR
+ * "_old_PID_START") before it removes the pins.  Each holds an exclusive
+ * flock on its folder until it is done, which the kernel drops when it
+ * dies: what a killed attach or detach left (its lock free, its process
+ * gone) is swept by the next command, and gpulat attach, detach and
+ * status say what they removed.  A folder at GL_BPF_PIN_DIR that is not a
+ * whole source of this build (an older gpulat's killed attach, pins
+ * removed by hand) is named for what it is and never read; detach
+ * removes it and attach replaces it.  GPULAT_ATTACH_PAUSE=N stops an
+ * attach or detach at its step N until it is killed (tests).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +34,7 @@
 
 #include "bpf_fam.h"
 #include "bpf_int.h"
+#include "bpf_pin.h"
 #include "bpf_source.h"
 #include "gpulat_user.h"
 #include "libinternal.h"
@@ -74,8 +81,9 @@ static int bs_open_maps(struct gl_bpf *b, char *err, size_t errlen)
 		fd = bpf_obj_get(path);
 		if (fd < 0 || b->nr_maps >= GL_BPF_MAX_MAPS) {
 			gl_set_err(err, errlen,
-				   "%s is stale: %s: %s (an attach or detach that did not finish, or pins removed by hand; run gpulat detach)",
-				   b->pin_dir, path, strerror(errno));
+				   "%s is half made, not a BPF source: maps/%s: %s (left by a gpulat attach killed before it finished, or pins removed by hand); never read: gpulat detach removes it, gpulat attach replaces it",
+				   b->pin_dir, bpf_map__name(map),
+				   strerror(errno));
 			ret = -ENOENT;
 			break;
 		}
@@ -174,7 +182,7 @@ int gl_bpf_open_pinned(struct gl_bpf *b, char *err, size_t errlen)
 	ret = bs_open_maps(b, err, errlen);
 	if (!ret && (gl_bpf_conf_get(b, &c) || !c.ready)) {
 		gl_set_err(err, errlen,
-			   "%s is stale: its settings were never made (an attach that did not finish; run gpulat detach)",
+			   "%s is half made, not a BPF source: its settings were never made (left by a gpulat attach killed before it finished); never read: gpulat detach removes it, gpulat attach replaces it",
 			   b->pin_dir);
 		ret = -ENOENT;
 	}
@@ -246,29 +254,106 @@ static int bs_rm(const char *dir)
 }
 
 /*
- * gl_bpf_pin_sweep - remove the temporaries of attaches and detaches
- * whose process is gone (killed); those of live ones are theirs
+ * bs_maker_gone - whether the attach or detach that made temporary @dir
+ * (its name ending PID or PID_START) is provably gone: its process is
+ * not there (or is another with its pid) and nobody holds its lock
  */
-void gl_bpf_pin_sweep(void)
+static bool bs_maker_gone(const char *dir, const char *name, long *pid)
+{
+	unsigned long long start = 0;
+	char *end;
+	bool gone;
+	int fd;
+
+	*pid = strtol(name, &end, 10);
+	if (*end == '_')
+		start = strtoull(end + 1, NULL, 10);
+	gone = start ? procname_start(*pid) != start : !procname_start(*pid);
+	if (!gone)
+		return false;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	/* a maker in another pid namespace still holds it */
+	gone = !flock(fd, LOCK_EX | LOCK_NB);
+	close(fd);
+	return gone;
+}
+
+size_t gl_bpf_pin_sweep_said(char *said, size_t len)
 {
 	static const char *const pre[] = { BS_TMP, BS_OLD };
 	char pattern[256];
+	size_t i, n = 0, at = 0;
 	unsigned int k;
 	glob_t g;
-	size_t i;
 	long pid;
 
+	if (said && len)
+		said[0] = '\0';
 	for (k = 0; k < ARRAY_SIZE(pre); k++) {
 		snprintf(pattern, sizeof(pattern), "%s*", pre[k]);
 		if (glob(pattern, GLOB_NOSORT | GLOB_ONLYDIR, NULL, &g))
 			continue;
 		for (i = 0; i < g.gl_pathc; i++) {
-			pid = strtol(g.gl_pathv[i] + strlen(pre[k]), NULL, 10);
-			if (!procname_start(pid))
-				bs_rm(g.gl_pathv[i]);
+			if (!bs_maker_gone(g.gl_pathv[i],
+					   g.gl_pathv[i] + strlen(pre[k]), &pid))
+				continue;
+			bs_rm(g.gl_pathv[i]);
+			n++;
+			if (said && at < len)
+				at += snprintf(said + at, len - at,
+					       "%s%s, the half-%s pin folder of gpulat %s (pid %ld), killed before it finished",
+					       at ? "; " : "", g.gl_pathv[i],
+					       k ? "removed" : "made",
+					       k ? "detach" : "attach", pid);
 		}
 		globfree(&g);
 	}
+	return n;
+}
+
+/*
+ * gl_bpf_pin_sweep - remove the temporaries of attaches and detaches
+ * whose process is gone (killed); those of live ones are theirs
+ */
+void gl_bpf_pin_sweep(void)
+{
+	gl_bpf_pin_sweep_said(NULL, 0);
+}
+
+/* bs_pause - GPULAT_ATTACH_PAUSE=N: stop at step @step until killed */
+static void bs_pause(const char *what, unsigned int step)
+{
+	const char *e = getenv(GL_BPF_PAUSE_ENV);
+
+	if (!e || strtoul(e, NULL, 10) != step)
+		return;
+	fprintf(stderr, "gpulat: %s paused at step %u (%s)\n", what, step,
+		GL_BPF_PAUSE_ENV);
+	for (;;)
+		pause();
+}
+
+/* bs_lock - hold an exclusive lock on folder @dir (the sweep's sign of life) */
+static int bs_lock(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		return -EBUSY;
+	}
+	return fd;
+}
+
+/* bs_tmp_name - GL_BPF_PIN_DIR @pre PID_START for this process */
+static void bs_tmp_name(char *buf, size_t len, const char *pre)
+{
+	snprintf(buf, len, "%s%d_%llu", pre, (int)getpid(),
+		 (unsigned long long)procname_start(getpid()));
 }
 
 /* bs_mkdirs - the folders under @dir, on bpffs (mounted first if not, as bpftool does) */
@@ -316,6 +401,8 @@ static int bs_pin_all(struct gl_bpf *b, char *err, size_t errlen)
 					   strerror(errno));
 				break;
 			}
+			/* with one program pinned: a half-made folder */
+			bs_pause("attach", 3);
 		}
 	for (f = 1; !ret && f < GPULAT_FAM_MAX; f++) {
 		if (b->iter_fd[f] < 0)
@@ -333,6 +420,7 @@ static int bs_pin_all(struct gl_bpf *b, char *err, size_t errlen)
 		ret = gl_bpf_attach_all(b);
 	if (ret)
 		return ret;
+	bs_pause("attach", 4);	/* attached, its links pinned */
 	bpf_object__for_each_map(map, b->skel->obj) {
 		gl_bpf_pin_path(b, path, sizeof(path), "maps",
 				bpf_map__name(map));
@@ -392,7 +480,7 @@ int gl_bpf_pin(char *err, size_t errlen)
 {
 	char tmp[128], why[256];
 	struct gl_bpf *b;
-	int ret;
+	int ret, lock;
 
 	gl_bpf_pin_sweep();
 	b = gl_bpf_alloc();
@@ -413,17 +501,22 @@ int gl_bpf_pin(char *err, size_t errlen)
 	ret = gl_bpf_precheck(err, errlen);
 	if (ret)
 		return ret;
-	snprintf(tmp, sizeof(tmp), "%s%d", BS_TMP, (int)getpid());
+	bs_tmp_name(tmp, sizeof(tmp), BS_TMP);
 	ret = bs_mkdirs(tmp);
-	if (ret) {
+	lock = ret ? ret : bs_lock(tmp);
+	if (lock < 0) {
 		gl_set_err(err, errlen,
 			   "%s: %s (is bpffs mounted on /sys/fs/bpf?)", tmp,
-			   strerror(-ret));
-		return ret;
+			   strerror(-lock));
+		if (!ret)
+			bs_rm(tmp);
+		return lock;
 	}
+	bs_pause("attach", 1);	/* an empty folder */
 	b = gl_bpf_alloc();
 	if (!b) {
 		bs_rm(tmp);
+		close(lock);
 		return -ENOMEM;
 	}
 	snprintf(b->pin_dir, sizeof(b->pin_dir), "%s", tmp);
@@ -435,7 +528,11 @@ int gl_bpf_pin(char *err, size_t errlen)
 	if (!ret)
 		ret = bs_attach_info(b);
 	if (!ret)
+		bs_pause("attach", 2);	/* loaded, nothing pinned */
+	if (!ret)
 		ret = bs_pin_all(b, err, errlen);
+	if (!ret)
+		bs_pause("attach", 5);	/* all pinned, not in place */
 	if (!ret) {
 		ret = bs_publish(tmp);
 		if (ret == -EEXIST)
@@ -450,6 +547,9 @@ int gl_bpf_pin(char *err, size_t errlen)
 	gl_bpf_close(b);
 	if (ret)
 		bs_rm(tmp);
+	close(lock);	/* readers wait for it on the folder in place */
+	if (!ret)
+		bs_pause("attach", 6);	/* in place, the tool not done */
 	return ret;
 }
 
@@ -459,7 +559,7 @@ int gl_bpf_unpin(char *err, size_t errlen)
 	int fd, ret = 0;
 
 	gl_bpf_pin_sweep();
-	snprintf(old, sizeof(old), "%s%d", BS_OLD, (int)getpid());
+	bs_tmp_name(old, sizeof(old), BS_OLD);
 	fd = open(GL_BPF_PIN_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
@@ -479,9 +579,12 @@ int gl_bpf_unpin(char *err, size_t errlen)
 		ret = -errno;
 		gl_set_err(err, errlen, "%s: %s", GL_BPF_PIN_DIR,
 			   strerror(-ret));
-	} else if (bs_rm(old)) {
-		ret = -errno;
-		gl_set_err(err, errlen, "%s: %s", old, strerror(-ret));
+	} else {
+		bs_pause("detach", 1);	/* out of the way, not removed */
+		if (bs_rm(old)) {
+			ret = -errno;
+			gl_set_err(err, errlen, "%s: %s", old, strerror(-ret));
+		}
 	}
 	close(fd);
 	return ret;
