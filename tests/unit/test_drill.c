@@ -504,4 +504,75 @@ TEST(json_report)
 	free(t);
 }
 
+/* put_record - a record of drill @pid in @dir, as a drill writes it */
+static void put_record(const char *dir, int pid, const char *lines)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d-1", dir, pid);
+	f = fopen(path, "w");
+	if (!f)
+		abort();
+	fprintf(f, "gpulat-drill %d net 1796000000\n%s", pid, lines);
+	fclose(f);
+}
+
+TEST(sweep_of_a_dead_drill)
+{
+	char dir[] = "/tmp/gl-drill-state.XXXXXX", path[300];
+	static struct drill_sweep sw;
+	struct drill d;
+	size_t k;
+	int pid = 999999;	/* past pid_max: never a live process */
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	setenv(DRILL_STATE_ENV, dir, 1);
+	/* what is gone already is removed at once; a name not its own refused */
+	put_record(dir, pid, "netns gpulat-drill-999999\nlink gldA999999\n"
+		   "link eth0\nchild 1 1 init\nnullb /sys/kernel/config/nullb/x\n"
+		   "netns gpulat-drill-7\ncut sh");
+	ASSERT_EQ(0, drill_sweep(&sw, false));
+	ASSERT_EQ(1, (int)sw.n);
+	ASSERT_EQ(pid, sw.dead[0].pid);
+	ASSERT_STREQ("net", sw.dead[0].kind);
+	/* newest first; the last line, cut short by the kill, not read */
+	ASSERT_EQ(6, (int)sw.dead[0].n);
+	EXPECT_STREQ("network namespace gpulat-drill-7", sw.dead[0].v[0].what);
+	EXPECT_EQ(-EPERM, sw.dead[0].v[0].ret);
+	EXPECT_EQ(-EPERM, sw.dead[0].v[1].ret);	/* not its nullb */
+	EXPECT_FALSE(sw.dead[0].v[2].present);	/* pid 1 is not gldrill-* */
+	EXPECT_EQ(-EPERM, sw.dead[0].v[3].ret);	/* eth0 */
+	EXPECT_FALSE(sw.dead[0].v[4].present);
+	EXPECT_EQ(0, sw.dead[0].v[5].ret);
+	/* refused lines keep the record: removed, it is kept, said failed */
+	ASSERT_EQ(0, drill_sweep(&sw, true));
+	ASSERT_EQ(1, (int)sw.n);
+	EXPECT_TRUE(drill_sweep_failed(&sw));
+	snprintf(path, sizeof(path), "%s/%d-1", dir, pid);
+	EXPECT_EQ(0, access(path, F_OK));
+	unlink(path);
+	/* all gone: the record goes too */
+	put_record(dir, pid, "netns gpulat-drill-999999\nchild 999998 5 gldrill-hog\n");
+	ASSERT_EQ(0, drill_sweep(&sw, true));
+	ASSERT_EQ(1, (int)sw.n);
+	EXPECT_FALSE(drill_sweep_failed(&sw));
+	for (k = 0; k < sw.dead[0].n; k++)
+		EXPECT_TRUE(sw.dead[0].v[k].removed);
+	EXPECT_NE(0, access(path, F_OK));
+	/* this process's own record, locked while it runs: never touched */
+	memset(&d, 0, sizeof(d));
+	d.kind = DRILL_CPU;
+	ASSERT_EQ(0, drill_journal(&d, "netns " DRILL_PREFIX "-%d", (int)getpid()));
+	ASSERT_EQ(0, drill_sweep(&sw, true));
+	EXPECT_EQ(0, (int)sw.n);
+	EXPECT_EQ(1, (int)sw.nr_live);
+	drill_journal_end(&d);	/* everything restored: the record goes */
+	ASSERT_EQ(0, drill_sweep(&sw, false));
+	EXPECT_EQ(0, (int)sw.n);
+	EXPECT_EQ(0, (int)sw.nr_live);
+	EXPECT_EQ(0, rmdir(dir));
+	unsetenv(DRILL_STATE_ENV);
+}
+
 TEST_HARNESS_MAIN

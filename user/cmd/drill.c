@@ -3,15 +3,18 @@
  * gpulat drill, the command: one drill (user/engine/drill*.c), its
  * report as text or JSON, and the exit status scripts keep.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "drill.h"
 #include "gpulat.h"
+#include "json.h"
 
 static const char usage_drill[] =
-"usage: gpulat drill cpu|disk|net|irq [-d SECONDS] [--target CPU] [--force] [-j]\n"
+"usage: gpulat drill cpu|disk|net|irq|clean [-d SECONDS] [--target CPU] [--force] [-j]\n"
 "\n"
 "Inject one known, bounded, self-cleaning fault and check that gpulat\n"
 "catches it end to end: the outlier trace records it, and diagnose ranks\n"
@@ -26,6 +29,11 @@ static const char usage_drill[] =
 "  net   a netem delay of 20 ms on a veth pair of its own, the far end in\n"
 "        a network namespace of its own, UDP every 10 ms (tbf shaping where netem is missing)\n"
 "  irq   what the host allows (nothing without a test module: skipped)\n"
+"  clean no fault: remove what drills killed before they cleaned up left\n"
+"\n"
+"Each drill keeps a record of what it makes in " DRILL_STATE_DIR "\n"
+"before it makes it; every drill first removes what a killed one left\n"
+"(gpulat status lists it), never a running drill's.\n"
 "\n"
 "options:\n"
 "  -d, --duration SECONDS  how long the fault stays, 1 to 60 (default 5)\n"
@@ -38,10 +46,50 @@ static const char usage_drill[] =
 "\n"
 "EXAMPLES:\n"
 "    gpulat drill cpu                  # five seconds of a CPU hog\n"
-"    gpulat drill net -d 10 -j         # ten seconds of netem, as JSON\n";
+"    gpulat drill net -d 10 -j         # ten seconds of netem, as JSON\n"
+"    gpulat drill clean                # what a killed drill left, removed\n";
+
+/* drill_clean - gpulat drill clean: the sweep alone, and its report */
+static int drill_clean(const struct gpulat_opts *o, struct drill_sweep *sw,
+		       int ret)
+{
+	bool failed = ret || drill_sweep_failed(sw);
+	struct json j;
+
+	if (o->json) {
+		json_begin(&j, stdout);
+		json_object_begin(&j, NULL);
+		json_u64(&j, "version", DRILL_JSON_VERSION);
+		json_str(&j, "drill", "clean");
+		json_str(&j, "verdict", failed ? "fail" : "pass");
+		json_u64(&j, "exit", failed ? DRILL_EXIT_FAIL : DRILL_EXIT_PASS);
+		json_u64(&j, "running", sw->nr_live);
+		drill_json_swept(&j, sw, true);
+		json_object_end(&j);
+		json_end(&j);
+	} else if (ret) {
+		printf("drill clean: fail: %s: %s\n", drill_state_dir(),
+		       strerror(-ret));
+	} else {
+		printf("drill clean: %s\n", failed ? "fail" : "pass");
+		if (sw->n)
+			drill_sweep_print(stdout, sw, true, "  ");
+		else
+			printf("  nothing left by a killed drill\n");
+		if (sw->nr_live)
+			printf("  %zu drill(s) running: theirs left alone\n",
+			       sw->nr_live);
+	}
+	if (fflush(stdout))
+		return DRILL_EXIT_FAIL;
+	return failed ? DRILL_EXIT_FAIL : DRILL_EXIT_PASS;
+}
 
 static int drill_cmd_run(const struct gpulat_opts *o)
 {
+	static struct drill_sweep sw;
+	int swept = -EPERM;
+
 	struct gl_source *src = NULL;
 	uint32_t major, minor;
 	struct drill d;
@@ -55,6 +103,18 @@ static int drill_cmd_run(const struct gpulat_opts *o)
 	d.target = o->target;
 	d.force = o->force;
 	d.json = o->json;
+	/* first what drills killed before they cleaned up left */
+	if (geteuid() == 0) {
+		swept = drill_sweep(&sw, true);
+		d.swept = &sw;
+	}
+	if (d.kind == DRILL_CLEAN) {
+		if (swept == -EPERM) {
+			fprintf(stderr, "gpulat: drill clean needs root\n");
+			return DRILL_EXIT_SKIP;
+		}
+		return drill_clean(o, &sw, swept);
+	}
 	if (!drill_check(&d)) {
 		m = open_memstream(&msg, &len);
 		if (gpulat_source_open(o, &src, &major, &minor,

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpf_pin.h"
+#include "drill.h"
 #include "gpulat.h"
 #include "gpulat_hist.h"
 #include "hist_view.h"
@@ -18,6 +20,41 @@
 
 /* Xid events a status lists at most: the last ones. */
 #define STATUS_MAX_EVENTS	10
+
+/* What drills killed before they cleaned up left (status_run's). */
+static struct drill_sweep status_left;
+static bool status_left_read;
+
+/*
+ * status_pins_swept - what gpulat attaches and detaches killed before
+ * they finished left (their process gone, their lock free): removed, as
+ * any command on the pinned source would, and said
+ */
+static void status_pins_swept(FILE *f)
+{
+	char said[1024], *p, *n;
+
+	if (!gl_bpf_pin_sweep_said(said, sizeof(said)))
+		return;
+	for (p = said; p; p = n) {
+		n = strstr(p, "; ");
+		if (n) {
+			*n = '\0';
+			n += 2;
+		}
+		fprintf(f, "gpulat: removed %s\n", p);
+	}
+}
+
+/* status_text_left - the leftovers of killed drills, and what removes them */
+static void status_text_left(FILE *f)
+{
+	if (!status_left_read || !status_left.n)
+		return;
+	fprintf(f, "drills:       left by drills killed before they cleaned up\n");
+	drill_sweep_print(f, &status_left, false, "  ");
+	fprintf(f, "  remove with: gpulat drill clean (as root; every drill does it first)\n");
+}
 
 /* status_add_family - add @f to the sorted set @fam of @n; new count */
 static size_t status_add_family(uint32_t *fam, size_t n, uint32_t f)
@@ -537,6 +574,8 @@ void status_print_json(FILE *f, const struct gl_snapshot *s,
 		json_array_end(&j);
 		status_json_events(&j, s);
 	}
+	if (status_left_read)
+		drill_json_swept(&j, &status_left, false);
 	json_object_end(&j);
 	json_end(&j);
 }
@@ -556,6 +595,9 @@ int status_run(const struct gpulat_opts *o)
 		if (ret)
 			return gpulat_input_exit(ret);
 	} else {
+		/* the host's state, whatever the source says */
+		status_left_read = !drill_sweep(&status_left, false);
+		status_pins_swept(stderr);
 		v.kernel = gpulat_kernel_release(kernel, sizeof(kernel));
 		v.clock = true;
 		ret = gpulat_source_open(o, &src, &v.module_major,
@@ -563,6 +605,8 @@ int status_run(const struct gpulat_opts *o)
 		if (ret) {
 			if (o->json && gl_no_module(ret))
 				status_print_json(stdout, NULL, &v);
+			else if (!o->json)
+				status_text_left(stderr);
 			return gpulat_device_exit(ret);
 		}
 		gpulat_view_source(&v, src, desc, sizeof(desc));
@@ -576,10 +620,12 @@ int status_run(const struct gpulat_opts *o)
 			return GPULAT_EXIT_ERROR;
 		}
 	}
-	if (o->json)
+	if (o->json) {
 		status_print_json(stdout, s, &v);
-	else
+	} else {
 		status_print_text(stdout, s, &v);
+		status_text_left(stdout);
+	}
 	gl_snapshot_free(s);
 	return GPULAT_EXIT_OK;
 }
@@ -591,7 +637,8 @@ static const char usage_status[] =
 "kernel release, per family whether it is attached, off, or unavailable\n"
 "and why (tracepoints missing on this kernel, registration failed), its\n"
 "tracepoints with their state and hits, the drop counters, and the last\n"
-"NVIDIA Xid events.\n"
+"NVIDIA Xid events; also what a drill killed before it cleaned up left\n"
+"(gpulat drill clean removes it) and what a killed gpulat attach left.\n"
 "\n"
 "options:\n"
 "  -j, --json        one JSON object instead of text\n"

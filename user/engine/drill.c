@@ -16,9 +16,9 @@
 #include "gpulat.h"
 #include "watch.h"
 
-static const char *const drill_names[DRILL_NR_KINDS] = {
+static const char *const drill_names[DRILL_NR_KINDS + 1] = {
 	[DRILL_CPU] = "cpu", [DRILL_DISK] = "disk", [DRILL_NET] = "net",
-	[DRILL_IRQ] = "irq",
+	[DRILL_IRQ] = "irq", [DRILL_CLEAN] = "clean",
 };
 
 static const struct drill_ops *const drill_ops_of[DRILL_NR_KINDS] = {
@@ -30,7 +30,7 @@ int drill_kind_lookup(const char *s)
 {
 	int k;
 
-	for (k = 0; k < DRILL_NR_KINDS; k++)
+	for (k = 0; k <= DRILL_CLEAN; k++)
 		if (!strcmp(s, drill_names[k]))
 			return k;
 	return -1;
@@ -38,7 +38,7 @@ int drill_kind_lookup(const char *s)
 
 const char *drill_kind_name(enum drill_kind k)
 {
-	return (unsigned int)k < DRILL_NR_KINDS ? drill_names[k] : "?";
+	return (unsigned int)k <= DRILL_CLEAN ? drill_names[k] : "?";
 }
 
 const char *drill_verdict_name(enum drill_verdict v)
@@ -113,6 +113,13 @@ static int drill_lower(struct drill *d, struct gl_source *src,
 		return 0;
 	drill_thr = (typeof(drill_thr)){ .src = src, .family = f, .old = ns,
 					 .ours = d->expect.threshold_ns };
+	/* a source that outlives the drill keeps it lowered if killed */
+	if ((gl_source_kind(src) == GL_SOURCE_KMOD || gl_source_pinned(src)) &&
+	    drill_journal(d, "threshold %s %llu %llu %s", gl_family_name(f),
+			  (unsigned long long)ns,
+			  (unsigned long long)drill_thr.ours,
+			  gl_source_pinned(src) ? "pinned" : "kmod"))
+		return -1;
 	ret = gl_source_threshold(src, f, true, &drill_thr.ours);
 	if (ret)
 		return drill_set(d, DRILL_FAIL, "cannot set the %s threshold: %s",
@@ -278,6 +285,7 @@ void drill_run(struct drill *d, struct gl_source *src)
 	d->inject_ns = drill_now_ns();
 	if (ops->inject(d))
 		goto out;
+	drill_pause_point();	/* the fault in place */
 	drill_watch(d, src, &w, &t0);
 	drill_unwind(&d->undo, true);
 	watch_read_trace(src, &w, drill_keep, &w, stderr);
@@ -291,6 +299,7 @@ out:
 	if (!d->fault_s && d->inject_ns)
 		d->fault_s = (drill_now_ns() - d->inject_ns) / 1e9;
 	drill_unwind(&d->undo, false);
+	drill_journal_end(d);
 	if (ran && d->verdict == DRILL_PASS)
 		drill_judge(d);
 	else if (d->verdict == DRILL_PASS)

@@ -5,6 +5,8 @@
  *
  *   drill.c          the run: checks, watch, inject, diagnose, clean up
  *   drill_undo.c     the cleanup stack and the children
+ *   drill_state.c    the record on disk of what a drill makes, and the
+ *                    sweep of what a killed drill left
  *   drill_verdict.c  what the diagnosis and the trace say: pass or fail
  *   drill_print.c    the report, text and JSON
  *   drill_sys.c      files, fixed-argv commands, the NVIDIA CPUs
@@ -45,6 +47,8 @@ enum drill_kind {
 	DRILL_NET,
 	DRILL_IRQ,
 	DRILL_NR_KINDS,
+	/* gpulat drill clean: no fault, the sweep alone */
+	DRILL_CLEAN = DRILL_NR_KINDS,
 };
 
 enum drill_verdict {
@@ -145,6 +149,8 @@ struct drill {
 	char reason[256];
 	char source[96];	/* the source described */
 	void *priv;		/* the drill's own state */
+	/* what dead drills left, removed before this one (NULL: not looked) */
+	const struct drill_sweep *swept;
 };
 
 /* One kind of drill. */
@@ -198,6 +204,12 @@ bool drill_right(const struct drill_seen *s, const struct drill_expect *e);
 /* drill_print.c */
 void drill_print_text(FILE *f, const struct drill *d);
 void drill_print_json(FILE *f, const struct drill *d);
+struct json;
+/*
+ * drill_json_swept - @sw as an array: "swept" (removed, @rm) or
+ * "drill_leftovers" (what is still there)
+ */
+void drill_json_swept(struct json *j, const struct drill_sweep *sw, bool rm);
 
 /* drill_sys.c */
 uint64_t drill_now_ns(void);
@@ -225,7 +237,82 @@ bool drill_nvidia_cpu(unsigned int cpu, char *who, size_t len);
  * with the drill, and by SIGALRM @bound_s + 5 s after it started
  */
 pid_t drill_fork(double bound_s, const char *comm);
+/*
+ * drill_journal_child - record child @pid (named @comm) just forked; 0,
+ * or DRILL_FAIL with the reason
+ */
+int drill_journal_child(struct drill *d, pid_t pid, const char *comm);
 /* drill_pin - pin the calling task on @cpu; 0 or -errno */
 int drill_pin(unsigned int cpu);
+
+/* drill_state.c: what a drill makes, on disk before it is made */
+#define DRILL_STATE_DIR		"/run/gpulat/drills"
+/* another folder for the records (tests) */
+#define DRILL_STATE_ENV		"GPULAT_DRILL_STATE"
+/* GPULAT_DRILL_PAUSE=N: stop at step N until killed (tests) */
+#define DRILL_PAUSE_ENV		"GPULAT_DRILL_PAUSE"
+/* Lines one record holds at most. */
+#define DRILL_MAX_LEFT		(DRILL_MAX_UNDO + 4)
+
+/* the record folder: $GPULAT_DRILL_STATE, else DRILL_STATE_DIR */
+const char *drill_state_dir(void);
+/*
+ * drill_journal - append one line (Documentation/drills.rst) to this
+ * drill's record and fsync it, before the thing it names is made; 0, or
+ * DRILL_FAIL with the reason set
+ */
+int drill_journal(struct drill *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* drill_journal_end - delete the record when everything made is gone */
+void drill_journal_end(const struct drill *d);
+/* drill_journal_forget - in a forked child: not the record's holder */
+void drill_journal_forget(void);
+/* drill_pause_point - one step of the drill (GPULAT_DRILL_PAUSE) */
+void drill_pause_point(void);
+
+/* Removals the drills and the sweep share; 0 when gone, else -errno. */
+bool drill_run_netns_mounted(void);
+int drill_rm_netns_mount(void);
+int drill_rm_netns(const char *name);
+int drill_rm_link(const char *name);
+int drill_rm_nullb(const char *cfg);
+int drill_rm_module(const char *modprobe, unsigned int tries);
+
+/* One thing a dead drill's record names. */
+struct drill_left {
+	char what[160];
+	bool present;		/* still there, as far as can be seen */
+	bool removed;		/* removed by this sweep */
+	int ret;		/* its removal failed: -errno (-EPERM refused) */
+};
+
+/* What one drill killed before it cleaned up left. */
+struct drill_dead {
+	int pid;
+	char kind[16];
+	long long when;		/* its start, unix time */
+	char file[320];		/* its record */
+	struct drill_left v[DRILL_MAX_LEFT];
+	size_t n;
+};
+
+struct drill_sweep {
+	struct drill_dead dead[8];
+	size_t n;
+	int nr_more;		/* dead drills past the array */
+	size_t nr_live;		/* records of running drills, untouched */
+};
+
+/*
+ * drill_sweep - the records of dead drills (their lock free): what they
+ * left, removed with @rm (root).  Running drills' are never touched.  0
+ * or -errno
+ */
+int drill_sweep(struct drill_sweep *sw, bool rm);
+/* drill_sweep_print - each dead drill and its things, as left or removed */
+void drill_sweep_print(FILE *f, const struct drill_sweep *sw, bool rm,
+		       const char *indent);
+/* drill_sweep_failed - whether a removal failed or was refused */
+bool drill_sweep_failed(const struct drill_sweep *sw);
 
 #endif /* _GPULAT_USER_DRILL_H */

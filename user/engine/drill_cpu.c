@@ -109,6 +109,8 @@ static int drill_cpu_inject(struct drill *d)
 			      "victim process %d (nice 19, 1 ms sleeps) on CPU %u",
 			      victim, dc->cpu))
 		return drill_set(d, DRILL_FAIL, "too many things to undo");
+	if (drill_journal_child(d, victim, "gldrill-victim"))
+		return -1;
 	d->inject_ns = drill_now_ns();
 	hog = drill_cpu_child(d, true, 0);
 	if (hog < 0)
@@ -117,6 +119,8 @@ static int drill_cpu_inject(struct drill *d)
 			      "CPU hog process %d (nice 0) on CPU %u", hog,
 			      dc->cpu))
 		return drill_set(d, DRILL_FAIL, "too many things to undo");
+	if (drill_journal_child(d, hog, "gldrill-hog"))
+		return -1;
 	d->expect.victim_pid = victim;
 	d->expect.culprit_pid = hog;
 	snprintf(d->fault, sizeof(d->fault),

@@ -53,30 +53,12 @@ static int drill_disk_check(struct drill *d)
 
 static int drill_undo_module(struct drill_undo *u)
 {
-	const struct timespec tick = { 0, 100000000 };
-	char why[160];
-	char *argv[] = { u->arg, "-r", "null_blk", NULL };
-	int i;
-
-	/* the removed disk may hold the module a moment longer */
-	for (i = 0; i < 30; i++) {
-		if (!drill_cmd(argv, why, sizeof(why)) ||
-		    !drill_exists("/sys/module/null_blk"))
-			return 0;
-		nanosleep(&tick, NULL);
-	}
-	return -EBUSY;
+	return drill_rm_module(u->arg, 30);
 }
 
 static int drill_undo_nullb(struct drill_undo *u)
 {
-	char path[200];
-
-	snprintf(path, sizeof(path), "%s/power", u->arg);
-	drill_write(path, "0");
-	if (rmdir(u->arg) && errno != ENOENT)
-		return -errno;
-	return 0;
+	return drill_rm_nullb(u->arg);
 }
 
 /* drill_disk_attr - write one attribute of the device's folder */
@@ -104,6 +86,8 @@ static int drill_disk_make(struct drill *d, struct drill_disk *dd)
 	int ret;
 
 	snprintf(dd->cfg, sizeof(dd->cfg), NULLB_CONFIGFS "/%s", d->name);
+	if (drill_journal(d, "nullb %s", dd->cfg))
+		return -1;
 	if (mkdir(dd->cfg, 0755))
 		return drill_set(d, DRILL_FAIL, "mkdir %s: %s", dd->cfg,
 				 strerror(errno));
@@ -173,6 +157,8 @@ static int drill_disk_inject(struct drill *d)
 	pid_t pid;
 
 	if (dd->load) {
+		if (drill_journal(d, "module null_blk"))
+			return -1;
 		if (drill_cmd(argv, why, sizeof(why)))
 			return drill_set(d, DRILL_SKIP,
 					 "null_blk cannot be loaded: %s", why);
@@ -198,12 +184,14 @@ static int drill_disk_inject(struct drill *d)
 		pid = drill_disk_reader(d, fd, i);
 		if (pid < 0 ||
 		    !drill_push_child(&d->undo, pid, true,
-				      "reader process %d of %s", pid, dev))
+				      "reader process %d of %s", pid, dev) ||
+		    drill_journal_child(d, pid, "gldrill-reader"))
 			break;
 	}
 	close(fd);
 	if (i < NULLB_READERS)
-		return drill_set(d, DRILL_FAIL, "starting reader %d failed", i);
+		return d->verdict != DRILL_PASS ? -1 :
+		       drill_set(d, DRILL_FAIL, "starting reader %d failed", i);
 	snprintf(d->where, sizeof(d->where), "%s", dd->disk);
 	snprintf(d->fault, sizeof(d->fault),
 		 "null_blk device %s completing each request after %lu ms, read with O_DIRECT by %d readers (pids %d-%d)",

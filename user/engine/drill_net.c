@@ -35,27 +35,6 @@ struct drill_net {
 
 static struct drill_net drill_net_state;
 
-/* drill_run_netns_mounted - whether /run/netns is a mount point now */
-static bool drill_run_netns_mounted(void)
-{
-	char line[1024], *p;
-	bool hit = false;
-	FILE *f;
-	int i;
-
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return false;
-	while (!hit && fgets(line, sizeof(line), f)) {
-		/* the fifth field is the mount point */
-		for (p = line, i = 0; i < 4 && p; i++)
-			p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
-		hit = p && !strncmp(p, "/run/netns ", 11);
-	}
-	fclose(f);
-	return hit;
-}
-
 static int drill_net_check(struct drill *d)
 {
 	struct drill_net *dn = &drill_net_state;
@@ -79,38 +58,20 @@ static int drill_net_check(struct drill *d)
 
 static int drill_undo_netns(struct drill_undo *u)
 {
-	struct drill_net *dn = &drill_net_state;
-	char why[160];
-	char *argv[] = { dn->ip, "netns", "del", u->arg, NULL };
-	DIR *dir;
-	int n = 0;
+	return drill_rm_netns(u->arg);
+}
 
-	if (drill_cmd(argv, why, sizeof(why)))
-		return -EBUSY;
-	/* ip netns add mounted /run/netns: unmount it again once empty */
-	if (dn->netns_mounted || !drill_run_netns_mounted())
-		return 0;
-	dir = opendir("/run/netns");
-	if (dir) {
-		while (readdir(dir))
-			n++;
-		closedir(dir);
-	}
-	if (n <= 2)
-		umount2("/run/netns", MNT_DETACH);
+/* ip netns add mounted /run/netns: unmounted again once empty */
+static int drill_undo_netns_mount(struct drill_undo *u)
+{
+	(void)u;
+	drill_rm_netns_mount();
 	return 0;
 }
 
 static int drill_undo_link(struct drill_undo *u)
 {
-	struct drill_net *dn = &drill_net_state;
-	char path[200], why[160];
-	char *argv[] = { dn->ip, "link", "del", u->arg, NULL };
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s", u->arg);
-	if (!drill_exists(path))
-		return 0;	/* went with the namespace's end */
-	return drill_cmd(argv, why, sizeof(why)) ? -EBUSY : 0;
+	return drill_rm_link(u->arg);
 }
 
 /* drill_net_make - the namespace, the pair, addresses, the delay */
@@ -140,14 +101,28 @@ static int drill_net_make(struct drill *d, struct drill_net *dn)
 	snprintf(near_a, sizeof(near_a), "%s/30", dn->addr_near);
 	snprintf(far_a, sizeof(far_a), "%s/30", dn->addr_far);
 	dn->netns_mounted = drill_run_netns_mounted();
-	if (drill_cmd(add_ns, why, sizeof(why)))
+	if (!dn->netns_mounted && drill_journal(d, "netns-mount /run/netns"))
+		return -1;
+	if (drill_journal(d, "netns %s", dn->ns))
+		return -1;
+	if (drill_cmd(add_ns, why, sizeof(why))) {
+		drill_rm_netns(dn->ns);
+		if (!dn->netns_mounted)
+			drill_rm_netns_mount();
 		return drill_set(d, DRILL_SKIP, "cannot make a network namespace: %s", why);
+	}
+	if (!dn->netns_mounted && drill_run_netns_mounted() &&
+	    !drill_push(&d->undo, drill_undo_netns_mount, NULL,
+			"the /run/netns mount made by ip netns add"))
+		return drill_set(d, DRILL_FAIL, "too many things to undo");
 	if (!drill_push(&d->undo, drill_undo_netns, dn->ns,
 			"network namespace %s", dn->ns))
 		return drill_set(d, DRILL_FAIL, "too many things to undo");
 	if (drill_cmd(lo_up, why, sizeof(why)))
 		return drill_set(d, DRILL_SKIP,
 				 "cannot enter a network namespace here (a chroot?): %s", why);
+	if (drill_journal(d, "link %s", dn->near))
+		return -1;
 	if (drill_cmd(add_veth, why, sizeof(why)))
 		return drill_set(d, DRILL_SKIP, "cannot make a veth pair: %s", why);
 	if (!drill_push(&d->undo, drill_undo_link, dn->near,
@@ -161,6 +136,9 @@ static int drill_net_make(struct drill *d, struct drill_net *dn)
 	for (i = 0; i < ARRAY_SIZE(steps); i++)
 		if (drill_cmd(steps[i], why, sizeof(why)))
 			return drill_set(d, DRILL_FAIL, "%s: %s", steps[i][1], why);
+	/* the qdisc goes with the link: recorded for what status lists */
+	if (drill_journal(d, "qdisc %s", dn->near))
+		return -1;
 	if (!drill_cmd(netem, why, sizeof(why)))
 		snprintf(dn->qdisc, sizeof(dn->qdisc), "netem delay %d ms",
 			 NET_DELAY_MS);
@@ -217,6 +195,8 @@ static int drill_net_inject(struct drill *d)
 	if (!drill_push_child(&d->undo, pid, true,
 			      "UDP sender process %d on %s", pid, dn->near))
 		return drill_set(d, DRILL_FAIL, "too many things to undo");
+	if (drill_journal_child(d, pid, "gldrill-sender"))
+		return -1;
 	snprintf(d->where, sizeof(d->where), "%s", dn->near);
 	snprintf(d->fault, sizeof(d->fault),
 		 "%s on veth %s (peer %s in namespace %s), UDP every 10 ms by pid %d",

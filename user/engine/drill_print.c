@@ -3,6 +3,7 @@
  * gpulat drill: the report, as text or as one JSON object (its schema,
  * version DRILL_JSON_VERSION, is Documentation/drills.rst's).
  */
+#include <errno.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -32,6 +33,8 @@ void drill_print_text(FILE *f, const struct drill *d)
 
 	fprintf(f, "drill %s: %s\n", drill_kind_name(d->kind),
 		drill_verdict_name(d->verdict));
+	if (d->swept && d->swept->n)
+		drill_sweep_print(f, d->swept, true, "  ");
 	if (d->source[0])
 		fprintf(f, "  source:    %s\n", d->source);
 	if (drill_ran(d)) {
@@ -121,6 +124,46 @@ static void drill_json_restored(struct json *j, const struct drill *d)
 	json_object_end(j);
 }
 
+void drill_json_swept(struct json *j, const struct drill_sweep *sw,
+		      bool rm)
+{
+	const struct drill_dead *dead;
+	const struct drill_left *l;
+	size_t i, k;
+
+	json_array_begin(j, rm ? "swept" : "drill_leftovers");
+	for (i = 0; sw && i < sw->n; i++) {
+		dead = &sw->dead[i];
+		json_object_begin(j, NULL);
+		json_u64(j, "pid", dead->pid);
+		json_str(j, "drill", dead->kind);
+		json_u64(j, "started_unix_time", dead->when);
+		json_str(j, "record", dead->file);
+		json_array_begin(j, "things");
+		for (k = 0; k < dead->n; k++) {
+			l = &dead->v[k];
+			if (!rm && !l->present)
+				continue;
+			json_object_begin(j, NULL);
+			json_str(j, "what", l->what);
+			if (rm) {
+				json_bool(j, "removed", !l->ret);
+				json_bool(j, "was_there", l->present);
+			}
+			if (l->ret)
+				json_str(j, "error", l->ret == -EPERM ?
+					 "not a name of that drill, left alone" :
+					 strerror(-l->ret));
+			else
+				json_null(j, "error");
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 void drill_print_json(FILE *f, const struct drill *d)
 {
 	const struct drill_seen *s = &d->seen;
@@ -162,6 +205,7 @@ void drill_print_json(FILE *f, const struct drill *d)
 	json_object_end(&j);
 	drill_json_diagnose(&j, d);
 	drill_json_restored(&j, d);
+	drill_json_swept(&j, d->swept, true);
 	json_object_end(&j);
 	json_end(&j);
 }

@@ -21,6 +21,7 @@
 #include "cpuset.h"
 #include "diagnose_int.h"
 #include "drill.h"
+#include "procname.h"
 
 extern char **environ;
 
@@ -214,12 +215,19 @@ pid_t drill_fork(double bound_s, const char *comm)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(0);
+	drill_journal_forget();	/* the drill's lock dies with the drill */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGALRM, SIG_DFL);
 	alarm((unsigned int)bound_s + 5);
 	prctl(PR_SET_NAME, comm);
 	return 0;
+}
+
+int drill_journal_child(struct drill *d, pid_t pid, const char *comm)
+{
+	return drill_journal(d, "child %d %llu %s", (int)pid,
+			     (unsigned long long)procname_start(pid), comm);
 }
 
 int drill_pin(unsigned int cpu)
