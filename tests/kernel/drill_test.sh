@@ -7,6 +7,10 @@
 # still removes what it made; bad usage exits 2.  After each drill
 # nothing it made is left: no null_blk folder, no namespace, no veth, no
 # child (gldrill-*), null_blk unloaded again, the threshold put back.
+# Killed (SIGKILL) at each of its steps (GPULAT_DRILL_PAUSE) a drill
+# leaves its record in /run/gpulat/drills: gpulat status names what is
+# left (the module's lowered threshold included) with the command that
+# removes it, and the next drill removes it all.
 # Needs vmrun --kmod null_blk --kmod veth --kmod sch_netem --add ip --add tc.
 set -u
 P=/sys/module/gpulat/parameters
@@ -45,7 +49,7 @@ left() {
 clean() { test -z "$(left)"; }
 
 echo "TAP version 13"
-echo "1..23"
+echo "1..29"
 modprobe veth 2>/dev/null
 modprobe sch_netem 2>/dev/null
 thr0=$(cat $P/sched_threshold_us)
@@ -112,6 +116,51 @@ sed 's/^/# /' $OUT
 check "drill net interrupted by SIGINT fails (exit 1)" \
 	sh -c "test $rc -eq 1 && grep -q 'interrupted' $OUT"
 check "and leaves nothing" clean
+
+# kill_at KIND STEP: drill KIND stopped at STEP and killed; pid in $kp
+kill_at() {
+	GPULAT_DRILL_PAUSE=$2 gpulat drill "$1" -d 3 >/dev/null 2>/tmp/kill.err &
+	kp=$!
+	i=0
+	while [ $i -lt 200 ] && ! grep -q "paused at step $2" /tmp/kill.err; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	grep -q "paused at step $2" /tmp/kill.err || return 1
+	kill -9 $kp
+	wait $kp 2>/dev/null
+	return 0
+}
+# the module outlives the drill: killed with the fault in place (step
+# 4: threshold, victim, hog, in place), sched stays lowered
+if kill_at cpu 4; then
+	ok "drill cpu stopped at its step 4 and killed"
+else
+	not_ok "drill cpu stopped at its step 4 and killed"
+fi
+gpulat status >/tmp/st.out 2>&1
+sed 's/^/# /' /tmp/st.out | tail -8
+check "status names the killed drill and the lowered sched threshold" \
+	sh -c "grep -q 'drill cpu (pid $kp, .*killed before it cleaned up' /tmp/st.out &&
+	       grep -q 'sched trace threshold lowered to 1 ms' /tmp/st.out"
+check "and the command that removes them" \
+	grep -q 'remove with: gpulat drill clean' /tmp/st.out
+drill cpu -d 2
+check "the next drill passes and says what it removed" \
+	sh -c "test $rc -eq 0 && grep -q '\"swept\":\[{\"pid\":$kp,' $OUT"
+check "the sched threshold is back to $thr0 us" \
+	test "$(cat $P/sched_threshold_us)" = "$thr0"
+# each step of the net drill: drill clean removes what it left
+bad=0
+for s in 1 2 3 4 5 6; do
+	kill_at net $s || break
+	gpulat drill clean >/tmp/clean.out 2>&1 || bad=$((bad + 1))
+	sed 's/^/# /' /tmp/clean.out
+	clean || bad=$((bad + 1))
+	ls /run/gpulat/drills | grep -q . && bad=$((bad + 1))
+done
+check "drill net killed at each step: drill clean leaves nothing ($bad failures)" \
+	test $bad -eq 0
 
 gpulat drill gpu >/dev/null 2>&1
 rc=$?
