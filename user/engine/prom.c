@@ -3,7 +3,10 @@
  * Prometheus text exposition (format 0.0.4) of a snapshot.  Series of
  * one metric are summed over CPUs (unless per_cpu) and over keys past
  * the bound, so every label set is written once; the buckets' `le` are
- * gpulat's upper bounds less 1 ns, exact in decimal.
+ * gpulat's upper bounds less 1 ns, exact in decimal.  Of a histogram's
+ * buckets only those from one empty bucket below the lowest non-empty
+ * one to the highest non-empty one are written (prom_bucket_range), the
+ * range of each label set never shrinking (struct prom_span).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +22,15 @@
 #include "units.h"
 
 #define PROM_LABELS	320
+/*
+ * Buckets written beyond what an instant's quantiles need (one empty
+ * bucket below the lowest non-empty one): one more empty one below and
+ * one above the highest, so that a new minimum or maximum one bucket
+ * out lands in a bucket whose series, and whose lower bound's series,
+ * were there before it (rate() over a window then loses nothing).
+ */
+#define PROM_MARGIN_BELOW	1
+#define PROM_MARGIN_ABOVE	1
 
 struct prom_entry {
 	enum gl_metric metric;
@@ -28,12 +40,16 @@ struct prom_entry {
 
 void prom_init(struct prom_state *p)
 {
+	const char *e;
+
 	memset(p, 0, sizeof(*p));
 	p->per_octave = GPULAT_HIST_SUBS;
 	p->max_keys = PROM_MAX_KEYS_DEFAULT;
 	p->version = "unknown";
 	p->source = "none";
 	p->kernel = "unknown";
+	e = getenv("GPULAT_SERVE_ALL_BUCKETS");
+	p->all_buckets = e && !strcmp(e, "1");
 }
 
 void prom_free(struct prom_state *p)
@@ -45,6 +61,9 @@ void prom_free(struct prom_state *p)
 		p->keys[i].names = NULL;
 		p->keys[i].n = 0;
 	}
+	free(p->spans);
+	p->spans = NULL;
+	p->nr_spans = p->nr_sorted = p->spans_cap = 0;
 }
 
 bool prom_valid_per_octave(unsigned long n)
@@ -61,6 +80,42 @@ bool prom_bucket_kept(uint32_t slot, unsigned int per_octave)
 	if (slot >= GPULAT_HIST_OVERFLOW)
 		return false;		/* +Inf stands for it */
 	return ((slot - 1) % GPULAT_HIST_SUBS + 1) % step == 0;
+}
+
+bool prom_bucket_range(const struct gl_hist *h, unsigned int per_octave,
+		       uint32_t *lo, uint32_t *hi)
+{
+	uint32_t i, prev = UINT32_MAX, guard = UINT32_MAX, first = UINT32_MAX;
+	uint32_t last = UINT32_MAX;
+	uint64_t in = 0;	/* samples in the bucket being summed */
+
+	for (i = 0; i < GPULAT_HIST_OVERFLOW; i++) {
+		in += h->slots[i];
+		if (!prom_bucket_kept(i, per_octave))
+			continue;
+		if (in) {
+			if (first == UINT32_MAX) {
+				first = i;
+				guard = prev;
+			}
+			last = i;
+		}
+		prev = i;
+		in = 0;
+	}
+	/* over the last bound: only +Inf has them, whose lower bound is it */
+	if (h->slots[GPULAT_HIST_OVERFLOW]) {
+		if (first == UINT32_MAX) {
+			first = prev;
+			guard = prev;
+		}
+		last = prev;
+	}
+	if (first == UINT32_MAX)
+		return false;
+	*lo = guard != UINT32_MAX ? guard : first;
+	*hi = last;
+	return true;
 }
 
 const char *prom_le(char *buf, size_t len, uint32_t slot)
@@ -339,17 +394,121 @@ static ssize_t prom_entries(struct prom_state *p, const struct gl_snapshot *s,
 	return j;
 }
 
-static void prom_hist(FILE *f, const struct prom_state *p,
+/* prom_span_id - FNV-1a of a label set (its metric, its labels) */
+static uint64_t prom_span_id(const struct prom_entry *e)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const unsigned char *c = (const unsigned char *)e->labels;
+
+	h = (h ^ (uint64_t)e->metric) * 0x100000001b3ULL;
+	for (; *c; c++)
+		h = (h ^ *c) * 0x100000001b3ULL;
+	return h;
+}
+
+static int prom_span_cmp(const void *a, const void *b)
+{
+	const struct prom_span *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* prom_spans_reserve - room for @n more ranges; 0 or -ENOMEM */
+static int prom_spans_reserve(struct prom_state *p, size_t n)
+{
+	struct prom_span *s;
+	size_t cap;
+
+	if (p->nr_spans + n <= p->spans_cap)
+		return 0;
+	cap = p->nr_spans + n + p->nr_spans / 2 + 64;
+	s = realloc(p->spans, cap * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	p->spans = s;
+	p->spans_cap = cap;
+	return 0;
+}
+
+/*
+ * prom_span - the buckets to write of @e, as slots @lo to @hi (none when
+ * @lo > @hi): what its quantiles need now and the margins, widened to
+ * every bucket it was written with before.  Room was reserved; a range new in this
+ * render is appended, and sorted in after it (prom_write).
+ */
+static void prom_span(struct prom_state *p, const struct prom_entry *e,
+		      uint32_t *lo, uint32_t *hi)
+{
+	struct prom_span key = { .id = prom_span_id(e) }, *s;
+	uint32_t l, h, step = GPULAT_HIST_SUBS / p->per_octave;
+	bool need = prom_bucket_range(&e->h, p->per_octave, &l, &h);
+
+	/* the buckets kept are the slots that are multiples of step */
+	if (need) {
+		l = l > PROM_MARGIN_BELOW * step ? l - PROM_MARGIN_BELOW * step : 0;
+		h += PROM_MARGIN_ABOVE * step;
+		if (h > GPULAT_HIST_OVERFLOW - 1)
+			h = GPULAT_HIST_OVERFLOW - 1;
+	}
+
+	s = p->nr_sorted ? bsearch(&key, p->spans, p->nr_sorted,
+				   sizeof(*s), prom_span_cmp) : NULL;
+	if (!s && !need) {
+		*lo = 1;
+		*hi = 0;
+		return;
+	}
+	if (!s) {
+		s = &p->spans[p->nr_spans++];
+		s->id = key.id;
+		s->lo = (uint16_t)l;
+		s->hi = (uint16_t)h;
+	} else if (need) {
+		if (l < s->lo)
+			s->lo = (uint16_t)l;
+		if (h > s->hi)
+			s->hi = (uint16_t)h;
+	}
+	*lo = s->lo;
+	*hi = s->hi;
+}
+
+/*
+ * prom_spans_sort - the ranges new in this render sorted in; two of one
+ * hash (new together) become one, their union
+ */
+static void prom_spans_sort(struct prom_state *p)
+{
+	struct prom_span *s = p->spans;
+	size_t i, j;
+
+	qsort(s, p->nr_spans, sizeof(*s), prom_span_cmp);
+	for (i = 0, j = 0; i < p->nr_spans; i++) {
+		if (j && s[j - 1].id == s[i].id) {
+			if (s[i].lo < s[j - 1].lo)
+				s[j - 1].lo = s[i].lo;
+			if (s[i].hi > s[j - 1].hi)
+				s[j - 1].hi = s[i].hi;
+			continue;
+		}
+		s[j++] = s[i];
+	}
+	p->nr_spans = p->nr_sorted = j;
+}
+
+static void prom_hist(FILE *f, struct prom_state *p,
 		      const char *name, const struct prom_entry *e)
 {
 	const char *sep = e->labels[0] ? "," : "";
 	uint64_t cum = 0, total = gl_hist_total(&e->h);
+	uint32_t i, lo = 0, hi = GPULAT_HIST_OVERFLOW - 1;
 	char le[32];
-	uint32_t i;
 
+	if (!p->all_buckets)
+		prom_span(p, e, &lo, &hi);
 	for (i = 0; i < GPULAT_HIST_OVERFLOW; i++) {
 		cum += e->h.slots[i];
-		if (!prom_bucket_kept(i, p->per_octave))
+		if (i < lo || i > hi || !prom_bucket_kept(i, p->per_octave))
 			continue;
 		fprintf(f, "%s_bucket{%s%sle=\"%s\"} %" PRIu64 "\n", name,
 			e->labels, sep, prom_le(le, sizeof(le), i), cum);
@@ -565,6 +724,10 @@ int prom_write(struct prom_state *p, const struct gl_snapshot *s, FILE *f)
 		n = prom_entries(p, s, &e);
 		if (n < 0)
 			return (int)n;
+		if (prom_spans_reserve(p, (size_t)n)) {
+			free(e);
+			return -ENOMEM;
+		}
 	}
 	for (m = 0, i = 0; m < GL_NR_METRICS; m++) {
 		mi = gl_metric_info(m);
@@ -575,6 +738,8 @@ int prom_write(struct prom_state *p, const struct gl_snapshot *s, FILE *f)
 			prom_hist(f, p, mi->name, &e[i]);
 	}
 	free(e);
+	if (p->nr_spans != p->nr_sorted)
+		prom_spans_sort(p);
 	prom_counters(f, s);
 	prom_probes(f, s);
 	prom_self(f, p);

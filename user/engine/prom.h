@@ -2,7 +2,8 @@
 /*
  * Prometheus text exposition of a snapshot (gpulat serve).  Every
  * series is a classic histogram in seconds whose `le` bounds are exact
- * for gpulat's buckets; drop counters and Xids are counters.  The
+ * for gpulat's buckets, its empty leading and trailing buckets left out
+ * (quantiles unchanged); drop counters and Xids are counters.  The
  * metric and fixed labels of each series are the family table's
  * (family.h); this file adds the key's labels and bounds their number.
  * Documentation/fleet.rst lists what it emits.
@@ -58,6 +59,18 @@ struct prom_xid {
 	uint64_t n;
 };
 
+/*
+ * The buckets a label set has been exported with, slots @lo to @hi (as
+ * the `le` of the buckets kept at the coarseness): a range only grows,
+ * so a bucket's series, once exported, stays for the daemon's life.
+ * @id is a hash of the metric and labels (two label sets of one hash
+ * share a range: each gets a few buckets more, quantiles unchanged).
+ */
+struct prom_span {
+	uint64_t id;
+	uint16_t lo, hi;
+};
+
 struct prom_keyset {
 	char (*names)[288];	/* key labels admitted, first seen first */
 	size_t n;
@@ -69,6 +82,7 @@ struct prom_state {
 	unsigned int per_octave;	/* buckets per power of two: 8, 4, 2, 1 */
 	bool per_cpu;			/* a cpu label on per-CPU series */
 	unsigned int max_keys;		/* per metric */
+	bool all_buckets;		/* every bucket, empty ones included */
 	const char *root;		/* $GPULAT_SYSROOT, for the PCI lookup */
 	/* what build_info says */
 	const char *version, *source, *kernel;
@@ -76,6 +90,8 @@ struct prom_state {
 	struct prom_keyset keys[GL_NR_METRICS];
 	struct prom_xid xids[PROM_MAX_XIDS];
 	size_t nr_xids;
+	struct prom_span *spans;	/* sorted by id up to nr_sorted */
+	size_t nr_spans, nr_sorted, spans_cap;
 	bool xid_seen;			/* xid_last_ns is set */
 	uint64_t xid_last_ns;		/* newest event counted */
 	/*
@@ -96,7 +112,8 @@ struct prom_state {
 };
 
 /*
- * prom_init - defaults (8 buckets per octave, no cpu label, 32 keys);
+ * prom_init - defaults (8 buckets per octave, no cpu label, 32 keys,
+ * empty buckets left out unless $GPULAT_SERVE_ALL_BUCKETS is 1);
  * prom_free - what the state holds
  */
 void prom_init(struct prom_state *p);
@@ -122,5 +139,15 @@ const char *prom_le(char *buf, size_t len, uint32_t slot);
 
 /* prom_bucket_kept - whether slot @slot ends a bucket at @per_octave */
 bool prom_bucket_kept(uint32_t slot, unsigned int per_octave);
+
+/*
+ * prom_bucket_range - the buckets of @h that quantiles need, as slots
+ * @lo to @hi (buckets kept at @per_octave): from the empty bucket below
+ * the lowest non-empty one (its `le` is that one's lower bound) to the
+ * highest non-empty one (the last finite one when the overflow, in
+ * +Inf only, has samples); false when @h is empty
+ */
+bool prom_bucket_range(const struct gl_hist *h, unsigned int per_octave,
+		       uint32_t *lo, uint32_t *hi);
 
 #endif /* _GPULAT_USER_PROM_H */
