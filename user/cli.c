@@ -230,6 +230,31 @@ static int cli_uint(const char *s, unsigned long lo, unsigned long hi,
 	return 0;
 }
 
+/* cli_size - bytes, with an optional K, M, G or T (1024s), in [@lo, @hi] */
+static int cli_size(const char *s, unsigned long long lo,
+		    unsigned long long hi, unsigned long long *out)
+{
+	static const char units[] = "KMGT";
+	unsigned long long v, mul = 1;
+	const char *p, *u;
+
+	for (p = s; *p >= '0' && *p <= '9'; p++)
+		;
+	if (p == s || p - s > 13)
+		return -EINVAL;
+	if (*p) {
+		u = strchr(units, *p);
+		if (!u || p[1])
+			return -EINVAL;
+		mul = 1ULL << (10 * (u - units + 1));
+	}
+	v = strtoull(s, NULL, 10);
+	if (v > hi / mul || v * mul < lo)
+		return -ERANGE;
+	*out = v * mul;
+	return 0;
+}
+
 /* cli_dir - a folder argument: not empty */
 static int cli_dir(const char **to, const char *arg, const char *opt,
 		   const char *cmd, FILE *err)
@@ -275,6 +300,30 @@ static int cli_serve(struct gpulat_opts *o, int opt, const char *arg,
 					 "bad --max-keys '%s': a whole number from 1 to 4096",
 					 arg);
 		return 0;
+	case 'B':
+		if (cli_size(arg, GPULAT_FLIGHT_MAX_BYTES_MIN,
+			     GPULAT_FLIGHT_MAX_BYTES_MAX, &o->flight_max_bytes))
+			return cli_error(err, cmd,
+					 "bad --flight-max-bytes '%s': bytes (K, M, G, T: powers of 1024) from 1M to 1T",
+					 arg);
+		return 0;
+	case 'M': {
+		char *end;
+
+		errno = 0;
+		o->file_mode = strtoul(arg, &end, 8);
+		if (errno || !arg[0] || *end || arg[0] == '-' ||
+		    o->file_mode > 0777)
+			return cli_error(err, cmd,
+					 "bad --mode '%s': octal permissions from 0600 to 0777",
+					 arg);
+		if ((o->file_mode & 0600) != 0600)
+			return cli_error(err, cmd,
+					 "bad --mode '%s': the owner must read and write",
+					 arg);
+		o->has_file_mode = true;
+		return 0;
+	}
 	case 'K':
 		if (cli_uint(arg, 1, 1000, &o->flight_keep))
 			return cli_error(err, cmd,
@@ -409,6 +458,8 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		{ "flight-after", required_argument,	NULL, 'A' },
 		{ "flight-gap",	required_argument,	NULL, 'G' },
 		{ "flight-keep", required_argument,	NULL, 'K' },
+		{ "flight-max-bytes", required_argument, NULL, 'B' },
+		{ "mode",	required_argument,	NULL, 'M' },
 		{ "verdict",	required_argument,	NULL, 'R' },
 		{ "trigger",	required_argument,	NULL, 'g' },
 		{ "cgroup",	required_argument,	NULL, 'c' },
@@ -600,6 +651,7 @@ static int gpulat_parse_words(int argc, char **argv, struct gpulat_opts *o,
 	o->flight_after_s = GPULAT_FLIGHT_AFTER_S;
 	o->flight_gap_s = GPULAT_FLIGHT_GAP_S;
 	o->flight_keep = GPULAT_FLIGHT_KEEP;
+	o->flight_max_bytes = GPULAT_FLIGHT_MAX_BYTES;
 	o->verdict_s = GPULAT_VERDICT_S;
 	src = getenv(GL_SOURCE_ENV);
 	if (src && *src && gl_source_parse(src, &o->source))

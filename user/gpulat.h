@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "gpulat_user.h"
 
@@ -120,6 +121,10 @@ enum gpulat_cmd gpulat_command_lookup(const char *word);
 #define GPULAT_FLIGHT_AFTER_S	10.0
 #define GPULAT_FLIGHT_GAP_S	300.0
 #define GPULAT_FLIGHT_KEEP	10
+/* the flight folder's bound in bytes (--flight-max-bytes) and its range */
+#define GPULAT_FLIGHT_MAX_BYTES	(1ULL << 30)
+#define GPULAT_FLIGHT_MAX_BYTES_MIN	(1ULL << 20)
+#define GPULAT_FLIGHT_MAX_BYTES_MAX	(1ULL << 40)
 /* serve's rolling verdict: its window, seconds (engine/verdict.h) */
 #define GPULAT_VERDICT_S	10.0
 
@@ -158,6 +163,10 @@ struct gpulat_opts {
 	unsigned long serve_max_keys;	/* --max-keys: per metric */
 	double flight_before_s, flight_after_s, flight_gap_s;
 	unsigned long flight_keep;	/* --flight-keep */
+	unsigned long long flight_max_bytes;	/* --flight-max-bytes */
+	/* --mode: the files written (bundles, snapshots); else private */
+	bool has_file_mode;
+	unsigned long file_mode;
 	double verdict_s;	/* --verdict: the rolling verdict's window; 0 off */
 	/* --trigger FAMILY=DURATION: the recorder's outlier bound, ns */
 	uint64_t triggers[GPULAT_FAM_MAX];
@@ -220,6 +229,11 @@ bool gpulat_fresh_note(const struct gl_source *src, double seconds);
 /* The window a command on a fresh source shows for its totals. */
 #define GPULAT_FRESH_SECONDS	2.0
 
+/*
+ * gpulat_file_mode - the mode of the files a command writes: --mode, or
+ * GL_OUT_PRIVATE (outfile.h)
+ */
+mode_t gpulat_file_mode(const struct gpulat_opts *o);
 /* gpulat_device_exit - exit code of a gpulat_source_open() error */
 int gpulat_device_exit(int err);
 /*

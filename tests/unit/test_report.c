@@ -412,7 +412,7 @@ TEST_F(host, pack)
 	char dir[PATH_MAX], tgz[PATH_MAX], err[512], *s;
 	const char *path = getenv("PATH");
 	struct bundle b;
-	int saved;
+	int saved, fd, full;
 	FILE *f;
 
 	snprintf(dir, sizeof(dir), "%s/top", self->out);
@@ -423,8 +423,11 @@ TEST_F(host, pack)
 	ASSERT_EQ(0, bundle_close(&b, f, "a/b/c.txt"));
 	ASSERT_EQ(0, bundle_write_manifest(&b, "h\n"));
 	snprintf(tgz, sizeof(tgz), "%s/r.tar.gz", self->root);
-	ASSERT_EQ(0, bundle_pack(self->out, "top", tgz, err, sizeof(err)))
+	fd = open(tgz, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, bundle_pack(self->out, "top", fd, err, sizeof(err)))
 		TH_LOG("%s", err);
+	close(fd);
 	ASSERT_EQ(0, sh("mkdir %s/x && tar -xzf %s -C %s/x", self->root, tgz,
 			self->root));
 	snprintf(dir, sizeof(dir), "%s/x/top", self->root);
@@ -438,13 +441,24 @@ TEST_F(host, pack)
 	fflush(stderr);
 	saved = dup(2);
 	dup2(open("/dev/null", O_WRONLY | O_CLOEXEC), 2);
-	EXPECT_EQ(-EIO, bundle_pack(self->out, "nosuch", tgz, err, sizeof(err)));
+	fd = open(tgz, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	EXPECT_EQ(-EIO, bundle_pack(self->out, "nosuch", fd, err, sizeof(err)));
 	dup2(saved, 2);
 	close(saved);
 	EXPECT_NE(NULL, strstr(err, "failed with status 2")) TH_LOG("%s", err);
+	/* a full disk is the archive's own error, not tar's status */
+	full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	if (full >= 0) {
+		EXPECT_EQ(-ENOSPC, bundle_pack(self->out, "top", full, err,
+					       sizeof(err)));
+		EXPECT_STREQ("cannot write the archive: No space left on device",
+			     err);
+		close(full);
+	}
 	ASSERT_EQ(0, setenv("PATH", self->out, 1));
 	EXPECT_FALSE(bundle_find_prog("tar"));
-	EXPECT_EQ(-ENOENT, bundle_pack(self->out, "top", tgz, err, sizeof(err)));
+	EXPECT_EQ(-ENOENT, bundle_pack(self->out, "top", fd, err, sizeof(err)));
+	close(fd);
 	EXPECT_STREQ("cannot run tar: No such file or directory (tar is not installed or not in PATH)",
 		     err);
 	setenv("PATH", path, 1);

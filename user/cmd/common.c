@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "gpulat.h"
+#include "outfile.h"
 
 /*
  * cmd_families - what a BPF source of the command's own attaches: hist's
@@ -94,6 +95,11 @@ bool gpulat_fresh_wait(const struct gl_source *src, double seconds)
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 	return true;
+}
+
+mode_t gpulat_file_mode(const struct gpulat_opts *o)
+{
+	return o->has_file_mode ? (mode_t)o->file_mode : GL_OUT_PRIVATE;
 }
 
 /* gpulat_device_exit - exit code of a gpulat_source_open() error */

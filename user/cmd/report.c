@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "gpulat.h"
+#include "outfile.h"
 #include "report.h"
 
 static const char usage_report[] =
@@ -28,7 +29,10 @@ static const char usage_report[] =
 "\n"
 "options:\n"
 "  -o, --output FILE  archive to write (default\n"
-"                    gpulat-report-HOST-YYYYMMDD-HHMMSS.tar.gz)\n"
+"                    gpulat-report-HOST-YYYYMMDD-HHMMSS.tar.gz; - for\n"
+"                    standard output); a device or folder is refused\n"
+"      --mode MODE   the archive's permissions, octal (default 0600: it\n"
+"                    holds every user's task names and the kernel log)\n"
 "  -d, --duration SECONDS  how long to watch, 0.1 to 86400 (default 30)\n"
 "      --interval SECONDS  snapshot every SECONDS, 0.1 to 86400 (default 5)\n"
 "  -t, --threshold FAMILY=DURATION  outlier threshold while watching\n"
@@ -100,7 +104,9 @@ int report_run(const struct gpulat_opts *o)
 	if (!r->root)
 		r->root = "";
 	gpulat_kernel_release(r->kernel, sizeof(r->kernel));
+	r->mode = gpulat_file_mode(o);
 	report_name(r);
+	report_sweep();
 	if (report_output(r))
 		goto out;
 	if (!bundle_find_prog("tar")) {
@@ -118,8 +124,10 @@ int report_run(const struct gpulat_opts *o)
 	gl_source_close(src);
 	if (report_archive(r))
 		goto out;
-	printf("wrote %s (%zu files, %zu sources absent: see MANIFEST)\n",
-	       r->out, r->b.nr, bundle_nr_absent(&r->b));
+	/* the archive may be on standard output: the line goes beside it */
+	fprintf(gl_out_is_stdout(r->out) ? stderr : stdout,
+		"wrote %s (%zu files, %zu sources absent: see MANIFEST)\n",
+		r->out, r->b.nr, bundle_nr_absent(&r->b));
 	ret = GPULAT_EXIT_OK;
 out:
 	report_release(r);
@@ -130,6 +138,6 @@ const struct gpulat_command cmd_report = {
 	.name = "report",
 	.summary = "write a .tar.gz bundle for a vendor bug report",
 	.usage = usage_report,
-	.optstring = "ho:t:d:I:N:",
+	.optstring = "ho:t:d:I:N:M:",
 	.run = report_run,
 };

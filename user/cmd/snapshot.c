@@ -5,18 +5,25 @@
 #include <unistd.h>
 
 #include "gpulat.h"
+#include "outfile.h"
 
 /* snapshot_run - gpulat snapshot -o FILE */
 int snapshot_run(const struct gpulat_opts *o)
 {
 	struct gl_snapshot *s = NULL;
 	uint32_t major, minor;
-	bool to_stdout = !strcmp(o->output, "-");
-	char msg[256];
-	FILE *f;
+	struct gl_out out;
+	char msg[PATH_MAX + 256];
 	struct gl_source *src;
+	const void *blob;
+	size_t len;
 	int ret;
 
+	/* a bad path fails before the wait for a fresh snapshot */
+	if (gl_out_check(o->output, msg, sizeof(msg))) {
+		fprintf(stderr, "gpulat: %s\n", msg);
+		return GPULAT_EXIT_ERROR;
+	}
 	ret = gpulat_source_open(o, &src, &major, &minor, stderr);
 	if (ret)
 		return gpulat_device_exit(ret);
@@ -27,20 +34,27 @@ int snapshot_run(const struct gpulat_opts *o)
 		fprintf(stderr, "gpulat: %s\n", msg);
 		return GPULAT_EXIT_ERROR;
 	}
-	f = to_stdout ? stdout : fopen(o->output, "wb");
-	if (!f) {
-		fprintf(stderr, "gpulat: cannot create %s: %s\n", o->output,
-			strerror(errno));
+	ret = gl_out_open(&out, o->output, gpulat_file_mode(o), msg,
+			  sizeof(msg));
+	if (ret) {
+		fprintf(stderr, "gpulat: %s\n", msg);
 		gl_snapshot_free(s);
 		return GPULAT_EXIT_ERROR;
 	}
-	ret = gl_snapshot_write(s, f);
-	if ((!to_stdout && fclose(f)) || ret) {
-		fprintf(stderr, "gpulat: cannot write %s\n", o->output);
-		ret = GPULAT_EXIT_ERROR;
-	}
+	blob = gl_snapshot_blob(s, &len);
+	ret = gl_out_write(&out, blob, len);
 	gl_snapshot_free(s);
-	return ret ? GPULAT_EXIT_ERROR : GPULAT_EXIT_OK;
+	if (ret) {
+		fprintf(stderr, "gpulat: cannot write %s: %s\n", o->output,
+			strerror(-ret));
+		gl_out_abort(&out);
+		return GPULAT_EXIT_ERROR;
+	}
+	if (gl_out_commit(&out, msg, sizeof(msg))) {
+		fprintf(stderr, "gpulat: %s\n", msg);
+		return GPULAT_EXIT_ERROR;
+	}
+	return GPULAT_EXIT_OK;
 }
 
 static const char usage_snapshot[] =
@@ -50,7 +64,9 @@ static const char usage_snapshot[] =
 "with --input).\n"
 "\n"
 "options:\n"
-"  -o, --output FILE  file to write (- for standard output)\n"
+"  -o, --output FILE  file to write (- for standard output); a device\n"
+"                    or folder is refused, a file replaced only whole\n"
+"      --mode MODE   its permissions, octal (default 0600)\n"
 "  -h, --help         show this help\n"
 "\n"
 "EXAMPLES:\n"
@@ -61,7 +77,7 @@ const struct gpulat_command cmd_snapshot = {
 	.name = "snapshot",
 	.summary = "save the raw snapshot to a file (bug reports, replay)",
 	.usage = usage_snapshot,
-	.optstring = "ho:",
+	.optstring = "ho:M:",
 	.needs_output = true,
 	.run = snapshot_run,
 };

@@ -58,12 +58,13 @@ size_t bundle_nr_absent(const struct bundle *b);
 /* bundle_find_prog - whether @name is an executable in $PATH */
 bool bundle_find_prog(const char *name);
 /*
- * bundle_pack - tar -czf @out -C @parent @top; 0, or -errno with the
- * reason in @err: tar missing or not run (the errno of exec, fork, pipe),
- * -EIO when tar failed (its exit status, its signal)
+ * bundle_pack - tar -czf - -C @parent @top, written to @fd; 0, or -errno
+ * with the reason in @err: tar missing or not run (the errno of exec,
+ * fork, pipe), a write's errno (-ENOSPC: the disk is full), -EIO when
+ * tar failed (its exit status, its signal)
  */
-int bundle_pack(const char *parent, const char *top, const char *out,
-		char *err, size_t errlen);
+int bundle_pack(const char *parent, const char *top, int fd, char *err,
+		size_t errlen);
 /* bundle_remove - remove @dir and everything below it; 0 or -errno */
 int bundle_remove(const char *dir);
 

@@ -227,17 +227,53 @@ bool bundle_find_prog(const char *name)
 	}
 }
 
-int bundle_pack(const char *parent, const char *top, const char *out,
-		char *err, size_t errlen)
+/* bundle_copy - the pipe @in to @fd until its end; 0 or -errno of a write */
+static int bundle_copy(int in, int fd)
 {
-	int pfd[2], status, child_errno = 0, ret;
+	char buf[65536];
+	ssize_t n, w;
+	size_t off;
+
+	for (;;) {
+		n = read(in, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : 0;
+		for (off = 0; off < (size_t)n; off += w) {
+			w = write(fd, buf + off, n - off);
+			if (w < 0 && errno == EINTR) {
+				w = 0;
+				continue;
+			}
+			if (w <= 0)
+				return w < 0 ? -errno : -EIO;
+		}
+	}
+}
+
+int bundle_pack(const char *parent, const char *top, int fd, char *err,
+		size_t errlen)
+{
+	int pfd[2], dfd[2], status, child_errno = 0, ret;
 	ssize_t n;
 	pid_t pid;
 
-	/* The pipe closes on exec; an errno on it means exec failed. */
+	/*
+	 * The archive comes through a pipe and is written here: a full disk
+	 * is this process's ENOSPC, not tar's status.  The other pipe closes
+	 * on exec; an errno on it means exec failed.
+	 */
 	if (pipe2(pfd, O_CLOEXEC)) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot run tar: %s", strerror(-ret));
+		return ret;
+	}
+	if (pipe2(dfd, O_CLOEXEC)) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot run tar: %s", strerror(-ret));
+		close(pfd[0]);
+		close(pfd[1]);
 		return ret;
 	}
 	pid = fork();
@@ -246,11 +282,16 @@ int bundle_pack(const char *parent, const char *top, const char *out,
 		snprintf(err, errlen, "cannot run tar: %s", strerror(-ret));
 		close(pfd[0]);
 		close(pfd[1]);
+		close(dfd[0]);
+		close(dfd[1]);
 		return ret;
 	}
 	if (!pid) {
 		close(pfd[0]);
-		execlp("tar", "tar", "-czf", out, "-C", parent, top,
+		close(dfd[0]);
+		if (dup2(dfd[1], STDOUT_FILENO) < 0)
+			_exit(127);
+		execlp("tar", "tar", "-czf", "-", "-C", parent, top,
 		       (char *)NULL);
 		child_errno = errno;
 		if (write(pfd[1], &child_errno, sizeof(child_errno)) < 0)
@@ -258,6 +299,9 @@ int bundle_pack(const char *parent, const char *top, const char *out,
 		_exit(127);
 	}
 	close(pfd[1]);
+	close(dfd[1]);
+	ret = bundle_copy(dfd[0], fd);
+	close(dfd[0]);		/* tar, still writing, ends on EPIPE */
 	do
 		n = read(pfd[0], &child_errno, sizeof(child_errno));
 	while (n < 0 && errno == EINTR);
@@ -276,14 +320,19 @@ int bundle_pack(const char *parent, const char *top, const char *out,
 			 " (tar is not installed or not in PATH)" : "");
 		return -child_errno;
 	}
+	if (ret) {
+		snprintf(err, errlen, "cannot write the archive: %s",
+			 strerror(-ret));
+		return ret;
+	}
 	if (WIFSIGNALED(status)) {
-		snprintf(err, errlen, "tar -czf %s was killed by signal %d",
-			 out, WTERMSIG(status));
+		snprintf(err, errlen, "tar -czf - -C %s %s was killed by signal %d",
+			 parent, top, WTERMSIG(status));
 		return -EIO;
 	}
 	if (WEXITSTATUS(status)) {
-		snprintf(err, errlen, "tar -czf %s failed with status %d",
-			 out, WEXITSTATUS(status));
+		snprintf(err, errlen, "tar -czf - -C %s %s failed with status %d",
+			 parent, top, WEXITSTATUS(status));
 		return -EIO;
 	}
 	return 0;

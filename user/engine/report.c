@@ -11,14 +11,17 @@
  * gpulat.ko) is stated as absent in its file and in the MANIFEST; only a
  * failure to write the report is an error.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "report.h"
 
 /* report_name - the top folder's name: gpulat-report-HOST-YYYYMMDD-HHMMSS */
@@ -46,12 +49,12 @@ void report_name(struct report *r)
 }
 
 /*
- * report_output - absolute path of the archive (tar changes folder first);
- * 0, or -errno after a message
+ * report_output - absolute path of the archive (tar changes folder first),
+ * checked: never a device or a folder; 0, or -errno after a message
  */
 int report_output(struct report *r)
 {
-	char cwd[PATH_MAX], *dir, *slash;
+	char cwd[PATH_MAX], msg[PATH_MAX + 256];
 	const char *out = r->o->output;
 	int n, ret;
 
@@ -61,7 +64,7 @@ int report_output(struct report *r)
 			strerror(-ret));
 		return ret;
 	}
-	if (out && out[0] == '/')
+	if (out && (out[0] == '/' || gl_out_is_stdout(out)))
 		n = asprintf(&r->out, "%s", out);
 	else if (out)
 		n = asprintf(&r->out, "%s/%s", cwd, out);
@@ -72,32 +75,11 @@ int report_output(struct report *r)
 		fprintf(stderr, "gpulat: out of memory\n");
 		return -ENOMEM;
 	}
-	/* Fail now, not after the watch, when the folder is not writable. */
-	dir = strdup(r->out);
-	if (!dir) {
-		fprintf(stderr, "gpulat: out of memory\n");
-		return -ENOMEM;
-	}
-	slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	if (access(dir, W_OK | X_OK)) {
-		ret = -errno;
-		fprintf(stderr, "gpulat: cannot write %s: %s: %s\n", r->out,
-			dir, strerror(-ret));
-		free(dir);
-		return ret;
-	}
-	free(dir);
-	if (!access(r->out, F_OK) && access(r->out, W_OK)) {
-		ret = -errno;
-		fprintf(stderr, "gpulat: cannot write %s: %s\n", r->out,
-			strerror(-ret));
-		return ret;
-	}
-	return 0;
+	/* Fail now, not after the watch. */
+	ret = gl_out_check(r->out, msg, sizeof(msg));
+	if (ret)
+		fprintf(stderr, "gpulat: %s\n", msg);
+	return ret;
 }
 
 /* report_wait - without the module: wait the window so the host deltas span it */
@@ -261,6 +243,46 @@ fail:
 	return ret;
 }
 
+/* The private folders of reports: REPORT_WORK "PID.XXXXXX" in $TMPDIR. */
+#define REPORT_WORK	"gpulat-report."
+
+static const char *report_tmpdir(void)
+{
+	const char *tmpdir = getenv("TMPDIR");
+
+	return tmpdir && tmpdir[0] ? tmpdir : "/tmp";
+}
+
+int report_sweep(void)
+{
+	const char *tmpdir = report_tmpdir();
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	int n = 0;
+	DIR *d = opendir(tmpdir);
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, REPORT_WORK, strlen(REPORT_WORK)) ||
+		    !gl_dead_writer(de->d_name, REPORT_WORK))
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", tmpdir,
+				     de->d_name) >= sizeof(path) ||
+		    lstat(path, &st) || !S_ISDIR(st.st_mode) ||
+		    (geteuid() && st.st_uid != geteuid()))
+			continue;
+		if (!bundle_remove(path)) {
+			fprintf(stderr, "gpulat: removed %s, left by a report that died\n",
+				path);
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
 /*
  * report_workdir - the private temporary folder and the bundle in it;
  * 0, or -errno after a message
@@ -268,11 +290,11 @@ fail:
 int report_workdir(struct report *r)
 {
 	char dir[PATH_MAX + 256];
-	const char *tmpdir = getenv("TMPDIR");
 	int ret;
 
-	snprintf(r->tmp, sizeof(r->tmp), "%s/gpulat-report.XXXXXX",
-		 tmpdir && tmpdir[0] ? tmpdir : "/tmp");
+	/* the pid in its name: a later report removes it if this one dies */
+	snprintf(r->tmp, sizeof(r->tmp), "%s/" REPORT_WORK "%d.XXXXXX",
+		 report_tmpdir(), (int)getpid());
 	if (!mkdtemp(r->tmp)) {
 		ret = -errno;
 		fprintf(stderr, "gpulat: cannot create a temporary folder %s: %s\n",
@@ -296,36 +318,27 @@ int report_workdir(struct report *r)
 }
 
 /*
- * report_archive - pack the folder into r->out; 0, or -errno after a
- * message.  tar writes a name of its own next to the archive, renamed
- * over it when whole: a failure leaves a file given with -o as it was.
+ * report_archive - pack the folder into r->out: through a temporary
+ * beside it (outfile.h), so a failure leaves what was there as it was;
+ * 0, or -errno after a message
  */
 int report_archive(struct report *r)
 {
-	char err[512], *part;
+	char err[PATH_MAX + 256];
+	struct gl_out out;
 	int ret;
 
-	if (asprintf(&part, "%s.tmp.%d", r->out, (int)getpid()) < 0) {
-		fprintf(stderr, "gpulat: out of memory\n");
-		return -ENOMEM;
+	ret = gl_out_open(&out, r->out, r->mode, err, sizeof(err));
+	if (!ret) {
+		ret = bundle_pack(r->tmp, r->top, out.fd, err, sizeof(err));
+		if (ret)
+			gl_out_abort(&out);
+		else
+			ret = gl_out_commit(&out, err, sizeof(err));
 	}
-	ret = bundle_pack(r->tmp, r->top, part, err, sizeof(err));
-	if (ret) {
+	if (ret)
 		fprintf(stderr, "gpulat: %s\n", err);
-		unlink(part);
-		free(part);
-		return ret;
-	}
-	if (rename(part, r->out)) {
-		ret = -errno;
-		fprintf(stderr, "gpulat: cannot rename %s to %s: %s\n", part,
-			r->out, strerror(-ret));
-		unlink(part);
-		free(part);
-		return ret;
-	}
-	free(part);
-	return 0;
+	return ret;
 }
 
 /* report_release - remove the temporary folder, free what @r holds and @r */

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "diagnose.h"
 #include "gpulat.h"
@@ -25,6 +26,7 @@ struct report {
 	char top[256];			/* gpulat-report-HOST-YYYYMMDD-HHMMSS */
 	char when[64];			/* start time, for people */
 	char *out;			/* the archive, absolute path */
+	mode_t mode;			/* its mode (outfile.h) */
 	char tmp[PATH_MAX];		/* private folder holding top/ */
 	const char *root;		/* $GPULAT_SYSROOT or "" */
 	char kernel[128];
@@ -51,6 +53,11 @@ struct report {
 void report_name(struct report *r);
 /* report_output - absolute path of the archive in r->out, checked writable */
 int report_output(struct report *r);
+/*
+ * report_sweep - remove the private folders of reports (and flight
+ * bundles) whose process died before removing them; how many
+ */
+int report_sweep(void);
 /* report_workdir - the private temporary folder and the bundle in it */
 int report_workdir(struct report *r);
 /* report_collect - the watch (@src NULL: no source) and the files */
