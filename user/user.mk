@@ -286,6 +286,8 @@ USER_NVML_DOUBLE_FLAGS := -I user/engine $(USER_CFLAGS) -fPIC -shared \
 			  -Wl,-soname,libnvidia-ml.so.1
 
 USER_NVML_DOUBLE_SRCS := tests/nvml/fake_nvml.c tests/nvml/fake_script.c
+# tests/bpf/test_serve_safety.sh hangs NVML in a flight bundle's writer
+bpftest: $(USER_NVML_DOUBLE)
 USER_NVML_DOUBLE_DEPS := $(USER_NVML_DOUBLE_SRCS) tests/nvml/fake_script.h \
 			 user/engine/nvml.h
 

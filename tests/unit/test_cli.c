@@ -472,11 +472,33 @@ TEST_F(tool, serve_errors)
 					 self->err, sizeof(self->err),
 					 ARGV("serve", "--listen", "host:9464")));
 	ASSERT_NE(NULL, strstr(self->err, "bad --listen 'host:9464': ADDRESS:PORT, [IPV6]:PORT or :PORT, numeric"));
+	/* getaddrinfo() would take 99999 and listen on 34463 */
 	ASSERT_EQ(GPULAT_EXIT_ERROR, run(self->out, sizeof(self->out),
 					 self->err, sizeof(self->err),
-					 ARGV("serve", "--listen", "127.0.0.1:0",
+					 ARGV("serve", "--listen", "127.0.0.1:99999")));
+	ASSERT_NE(NULL, strstr(self->err, "bad --listen '127.0.0.1:99999': the port is a number from 1 to 65535"));
+	ASSERT_EQ(GPULAT_EXIT_ERROR, run(self->out, sizeof(self->out),
+					 self->err, sizeof(self->err),
+					 ARGV("serve", "--listen", "127.0.0.1:0")));
+	ASSERT_NE(NULL, strstr(self->err, "the port is a number from 1 to 65535"));
+	ASSERT_EQ(GPULAT_EXIT_ERROR, run(self->out, sizeof(self->out),
+					 self->err, sizeof(self->err),
+					 ARGV("serve", "--textfile", "/tmp",
 					      "--flight", "/nonexistent")));
 	ASSERT_NE(NULL, strstr(self->err, "--flight /nonexistent: not a folder this process may write"));
+	ASSERT_EQ(GPULAT_EXIT_ERROR, run(self->out, sizeof(self->out),
+					 self->err, sizeof(self->err),
+					 ARGV("serve", "--flight", "/tmp",
+					      "--flight-max-bytes", "512K")));
+	ASSERT_NE(NULL, strstr(self->err, "bad --flight-max-bytes '512K'"));
+	ASSERT_EQ(GPULAT_EXIT_ERROR, run(self->out, sizeof(self->out),
+					 self->err, sizeof(self->err),
+					 ARGV("snapshot", "-o", "x", "--mode", "0400")));
+	ASSERT_NE(NULL, strstr(self->err, "bad --mode '0400'"));
+	ASSERT_EQ(GPULAT_EXIT_ERROR, run(self->out, sizeof(self->out),
+					 self->err, sizeof(self->err),
+					 ARGV("snapshot", "-o", "x", "--mode", "0648")));
+	ASSERT_NE(NULL, strstr(self->err, "bad --mode '0648'"));
 }
 
 /* watch-cgroup and hist --cgroup refuse bad options before any device. */

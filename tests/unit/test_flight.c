@@ -15,6 +15,7 @@
 #include "blob.h"
 #include "flight.h"
 #include "gpulat_user.h"
+#include "serve.h"
 #include "shell.h"
 
 #define S	1000000000ULL
@@ -34,6 +35,8 @@ FIXTURE_SETUP(fl)
 	self->o.after_s = 2;
 	self->o.gap_s = 100;
 	self->o.keep = 2;
+	self->o.dir_bytes = 1ULL << 30;
+	self->o.mode = 0600;
 	self->o.max_bytes = 1 << 30;
 	self->o.root = "";
 	self->o.trigger_ns[GPULAT_FAM_SCHED] = 50000000;	/* 50 ms */
@@ -111,8 +114,13 @@ TEST_F(fl, the_window_around_the_trigger_and_the_rate_limit)
 	snap(&self->f, 11, 110);
 	ASSERT_EQ(0, flight_tick(&self->f, 11 * S));	/* not due */
 	snap(&self->f, 12, 120);
+	/* a writer packs it; the loop waits for nothing */
 	ASSERT_EQ(1, flight_tick(&self->f, 12 * S));
+	ASSERT_EQ(1, flight_reap(&self->f, true));
+	ASSERT_EQ(1, self->f.written);
 	ASSERT_EQ(1, bundles(self->dir));
+	ASSERT_EQ(0, sh("test $(stat -c %%a %s/gpulat-flight-*.tar.gz) = 600",
+			self->dir));
 	/* the window: 5 s before the trigger to the last snapshot */
 	ASSERT_EQ(0, sh("cd %s && tar -xzf gpulat-flight-*.tar.gz && cd gpulat-flight-*/ && "
 			"grep -q '^trigger:   test trigger$' MANIFEST && "
@@ -136,7 +144,7 @@ TEST_F(fl, the_folder_keeps_the_newest_bundles)
 		snap(&self->f, t, t);
 	for (i = 0; i < 3; i++) {
 		ASSERT_TRUE(flight_trigger(&self->f, 3 * S, "one"));
-		ASSERT_EQ(1, flight_flush(&self->f, 3 * S));
+		ASSERT_EQ(1, flight_flush(&self->f));
 		if (!i)
 			ASSERT_EQ(0, sh("ls %s > %s.first", self->dir,
 					self->dir));
@@ -145,6 +153,37 @@ TEST_F(fl, the_folder_keeps_the_newest_bundles)
 	ASSERT_EQ(2, bundles(self->dir));
 	ASSERT_NE(0, sh("test -e %s/$(cat %s.first)", self->dir, self->dir));
 	sh("rm -f %s.first", self->dir);
+}
+
+TEST_F(fl, the_folder_is_bounded_in_bytes)
+{
+	uint64_t t, one;
+	int i;
+
+	self->f.o.gap_s = 0;
+	self->f.o.keep = 100;
+	for (t = 1; t <= 3; t++)
+		snap(&self->f, t, t);
+	ASSERT_TRUE(flight_trigger(&self->f, 3 * S, "one"));
+	ASSERT_EQ(1, flight_flush(&self->f));
+	one = self->f.dir_bytes;
+	ASSERT_LT(0, one);
+	/* room for two and a half: the oldest give way to the newest */
+	self->f.o.dir_bytes = one * 5 / 2;
+	for (i = 0; i < 4; i++) {
+		ASSERT_TRUE(flight_trigger(&self->f, 3 * S, "more"));
+		ASSERT_EQ(1, flight_flush(&self->f));
+	}
+	ASSERT_EQ(5, self->f.written);
+	ASSERT_EQ(2, bundles(self->dir));
+	ASSERT_GE(self->f.o.dir_bytes, self->f.dir_bytes);
+	/* one that does not fit at all: counted, the others kept */
+	self->f.o.dir_bytes = one / 2;
+	ASSERT_TRUE(flight_trigger(&self->f, 3 * S, "too big"));
+	ASSERT_EQ(1, flight_flush(&self->f));
+	ASSERT_EQ(1, self->f.failed[PROM_FAIL_TOO_BIG]);
+	ASSERT_EQ(2, bundles(self->dir));
+	ASSERT_EQ(0, sh("! ls -A %s | grep -q gpulat-tmp", self->dir));
 }
 
 TEST_F(fl, memory_and_records_are_bounded)
@@ -167,7 +206,7 @@ TEST_F(fl, memory_and_records_are_bounded)
 	/* without the window's before, no bundle is made up */
 	self->f.o.max_bytes = 1 << 30;
 	ASSERT_TRUE(flight_trigger(&self->f, 10 * S, "x"));
-	ASSERT_EQ(1, flight_flush(&self->f, 10 * S));
+	ASSERT_EQ(1, flight_flush(&self->f));
 }
 
 TEST_F(fl, an_xid_triggers)
@@ -181,6 +220,12 @@ TEST_F(fl, an_xid_triggers)
 	ASSERT_EQ(PROM_NR_CAUSES, flight_add_rec(&self->f, &r));
 	self->f.o.trigger_ns[GPULAT_FAM_SCHED] = 0;	/* no bound: none */
 	ASSERT_EQ(PROM_NR_CAUSES, sample(&self->f, S, 999 * S));
+}
+
+/* a serve that fails before its HTTP starts stops what it has: nothing */
+TEST(serve_http_stop_takes_null)
+{
+	serve_http_stop(NULL);
 }
 
 TEST(a_folder_that_cannot_be_written_is_refused)

@@ -26,8 +26,13 @@ static const char usage_serve[] =
 "are counters.  With --flight, keep the last seconds of snapshots and\n"
 "outlier records in memory and, on an Xid, an outlier at or over a\n"
 "--trigger bound, or SIGUSR1, write a gpulat report bundle of the window\n"
-"before and after it into DIR.  SIGINT or SIGTERM stop it (a bundle\n"
-"under way is written first).  See Documentation/fleet.rst.\n"
+"before and after it into DIR, written by a child process so that no\n"
+"snapshot waits on the disk or NVML; every bundle lost is counted by\n"
+"reason.  Bundles are 0600 (0640 with the group gpulat where it exists).\n"
+"A scrape that accepts gzip gets it.  One peer (a remote address, or a\n"
+"local user on any loopback address) holds at most 8 of 64 connections.\n"
+"SIGINT or SIGTERM stop it (a bundle under way is written first).  See\n"
+"Documentation/fleet.rst and Documentation/service.rst.\n"
 "\n"
 "options:\n"
 "  --listen ADDR:PORT     serve HTTP there (127.0.0.1:9464, [::1]:9464, :9464)\n"
@@ -43,6 +48,9 @@ static const char usage_serve[] =
 "  --flight-after S       seconds recorded after it (default 10)\n"
 "  --flight-gap S         least seconds between two bundles (default 300)\n"
 "  --flight-keep N        bundles kept in DIR, oldest removed (default 10)\n"
+"  --flight-max-bytes SIZE  bytes of bundles kept in DIR, oldest removed\n"
+"                         first (K, M, G, T; 1M to 1T; default 1G)\n"
+"  --mode MODE            bundles' permissions, octal (default 0600)\n"
 "  --verdict S            the rolling verdict's window: gpulat diagnose's\n"
 "                         ranking of the last S seconds at every snapshot,\n"
 "                         as gpulat_verdict_* (default 10; 0: off)\n"
@@ -58,6 +66,6 @@ const struct gpulat_command cmd_serve = {
 	.name = "serve",
 	.summary = "export every series to Prometheus; flight recorder",
 	.usage = usage_serve,
-	.optstring = "hCt:L:T:F:b:k:W:A:G:K:g:R:",
+	.optstring = "hCt:L:T:F:b:k:W:A:G:K:B:M:g:R:",
 	.run = serve_run,
 };

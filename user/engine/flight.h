@@ -4,7 +4,12 @@
  * snapshots and every outlier record, in bounded memory; on a trigger
  * (an Xid, an outlier over a bound, SIGUSR1) one bundle in the format
  * of gpulat report for the window before and after it, rate-limited,
- * into a folder of bounded size (oldest removed first).
+ * into a folder of bounded bytes and count (oldest removed first).
+ *
+ * A bundle is written by a child process (a writer), never by the loop
+ * that takes snapshots: packing, NVML and the disk may take seconds or
+ * hang.  One writer at a time, killed past FLIGHT_WRITER_MAX_S; its
+ * outcome comes back through a pipe and is counted by reason.
  */
 #ifndef _GPULAT_USER_FLIGHT_H
 #define _GPULAT_USER_FLIGHT_H
@@ -12,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "gpulat_user.h"
 #include "prom.h"
@@ -29,12 +35,20 @@ struct report;
  * ends its window before it is written with the newest there is.
  */
 #define FLIGHT_LATE_S		2
+/*
+ * A writer's time at most (NVML's own timeout is 10 s a call), and how
+ * long a due bundle waits for a busy writer before it is given up.
+ */
+#define FLIGHT_WRITER_MAX_S	120
+#define FLIGHT_BUSY_WAIT_S	30
 
 struct flight_opts {
 	const char *dir;		/* where bundles go */
 	double before_s, after_s;	/* the window around a trigger */
 	double gap_s;			/* least time between two bundles */
 	unsigned long keep;		/* bundles kept in @dir */
+	uint64_t dir_bytes;		/* and their bytes, at most */
+	mode_t mode;			/* of a bundle (outfile.h) */
 	size_t max_bytes;		/* snapshots held, at most */
 	uint64_t trigger_ns[GPULAT_FAM_MAX];	/* outlier bound; 0: none */
 	const char *root;		/* $GPULAT_SYSROOT or "" */
@@ -69,6 +83,13 @@ struct flight {
 	char source[160], kernel[128];
 	uint32_t major, minor;
 	uint64_t thresholds[GPULAT_FAM_MAX];
+	/* the writer: its pid (0: none), result pipe, start */
+	pid_t writer;
+	int writer_fd;
+	uint64_t writer_ns;
+	/* outcomes, for the exporter */
+	uint64_t written, failed[PROM_NR_FAILS];
+	uint64_t dir_bytes;		/* bundles in the folder, last seen */
 };
 
 /*
@@ -95,14 +116,24 @@ enum prom_cause flight_add_rec(struct flight *fl,
  */
 bool flight_trigger(struct flight *fl, uint64_t now_ns, const char *why);
 /*
- * flight_tick - write the pending bundle once after_s have passed since
- * its trigger and a snapshot at or after that time ends its window (or,
- * without one, FLIGHT_LATE_S later); 1 when one was written, 0 when none
- * was due, -errno after a message on stderr.  The window begins at the
- * newest snapshot at or before before_s ahead of the trigger.
+ * flight_tick - start the writer of the pending bundle once after_s have
+ * passed since its trigger and a snapshot at or after that time ends its
+ * window (or, without one, FLIGHT_LATE_S later), and no writer is busy;
+ * 1 when one started, 0 when none did (a failure is counted).  The
+ * window begins at the newest snapshot at or before before_s ahead of
+ * the trigger.
  */
 int flight_tick(struct flight *fl, uint64_t now_ns);
-/* flight_flush - write the pending bundle now (the daemon stops) */
-int flight_flush(struct flight *fl, uint64_t now_ns);
+/*
+ * flight_reap - the writer's outcome, counted, once it ended (@wait:
+ * waiting for it, at most what is left of FLIGHT_WRITER_MAX_S); a writer
+ * over its time is killed; 1 when one ended, 0 when none did
+ */
+int flight_reap(struct flight *fl, bool wait);
+/*
+ * flight_flush - the daemon stops: the pending bundle written now with
+ * the window there is, and every writer waited for; 1 when one ended
+ */
+int flight_flush(struct flight *fl);
 
 #endif /* _GPULAT_USER_FLIGHT_H */

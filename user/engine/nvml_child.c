@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -167,7 +168,7 @@ int nvml_child_ask(double timeout_s, struct nvml_answer *a, char *why,
 	bool head = false, done = false, eof = false, timed_out = false;
 	bool reaped;
 	int pfd[2], status = 0, ret = -EIO;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	memset(a, 0, sizeof(*a));
 	if (pipe2(pfd, O_CLOEXEC)) {
@@ -186,6 +187,10 @@ int nvml_child_ask(double timeout_s, struct nvml_answer *a, char *why,
 		return ret;
 	}
 	if (!pid) {
+		/* a hung NVML call dies with whoever asked (kill -9 too) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
 		close(pfd[0]);
 		nvml_child(pfd[1]);
 	}

@@ -9,12 +9,14 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "serve.h"
 #include "trace.h"
 #include "units.h"
@@ -44,37 +46,138 @@ static uint64_t serve_mono_ns(void)
 
 int serve_textfile(const char *dir, const char *buf, size_t len)
 {
-	char tmp[PATH_MAX], path[PATH_MAX];
-	ssize_t n;
-	size_t off = 0;
-	int fd, ret = 0;
+	char path[PATH_MAX], msg[PATH_MAX + 256];
+	struct gl_out out;
+	int ret;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
-			     SERVE_TEXTFILE_NAME) >= sizeof(path) ||
-	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.%d", dir,
-			     SERVE_TEXTFILE_NAME, (int)getpid()) >= sizeof(tmp))
+			     SERVE_TEXTFILE_NAME) >= sizeof(path))
 		return -ENAMETOOLONG;
-	/* node_exporter reads *.prom only: the temporary name is not one */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	while (off < len) {
-		n = write(fd, buf + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ret = n < 0 ? -errno : -EIO;
-			break;
-		}
-		off += n;
-	}
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
+	/*
+	 * node_exporter reads *.prom only: the temporary's name is not one.
+	 * 0644: node_exporter reads it as its own user, and it holds what
+	 * /metrics tells anyone who can reach the port.
+	 */
+	ret = gl_out_open(&out, path, 0644, msg, sizeof(msg));
 	if (ret)
-		unlink(tmp);
-	return ret;
+		return ret;
+	ret = gl_out_write(&out, buf, len);
+	if (ret) {
+		gl_out_abort(&out);
+		return ret;
+	}
+	return gl_out_commit(&out, msg, sizeof(msg));
+}
+
+/*
+ * The textfile's writer: a thread, so that a slow or hung disk delays
+ * only the file, never a snapshot.  It writes the newest page it was
+ * handed; a page replaced before it was written is counted.
+ */
+struct serve_tf {
+	const char *dir;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	char *buf;			/* the next page, NULL: none */
+	size_t len;
+	bool stop, on, failed;
+	uint64_t skipped;		/* pages replaced unwritten */
+};
+
+static void *serve_tf_thread(void *arg)
+{
+	struct serve_tf *t = arg;
+	char *buf;
+	size_t len;
+	int ret;
+
+	pthread_mutex_lock(&t->lock);
+	for (;;) {
+		while (!t->buf && !t->stop)
+			pthread_cond_wait(&t->wake, &t->lock);
+		if (!t->buf)
+			break;
+		buf = t->buf;
+		len = t->len;
+		t->buf = NULL;
+		pthread_mutex_unlock(&t->lock);
+		ret = serve_textfile(t->dir, buf, len);
+		free(buf);
+		pthread_mutex_lock(&t->lock);
+		/* said once, not every write */
+		if (ret && !t->failed)
+			fprintf(stderr, "gpulat: cannot write %s/%s: %s\n",
+				t->dir, SERVE_TEXTFILE_NAME, strerror(-ret));
+		t->failed = ret != 0;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return NULL;
+}
+
+static int serve_tf_start(struct serve_tf *t, const char *dir)
+{
+	int n, ret;
+
+	t->dir = dir;
+	n = gl_out_sweep(dir);
+	if (n > 0)
+		fprintf(stderr, "gpulat: removed %d unfinished %s from %s\n", n,
+			SERVE_TEXTFILE_NAME, dir);
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->wake, NULL);
+	ret = pthread_create(&t->thread, NULL, serve_tf_thread, t);
+	if (ret) {
+		fprintf(stderr, "gpulat: cannot start the textfile writer: %s\n",
+			strerror(ret));
+		return -ret;
+	}
+	t->on = true;
+	return 0;
+}
+
+/* serve_tf_hand - a copy of the page for the writer */
+static void serve_tf_hand(struct serve_tf *t, const char *buf, size_t len)
+{
+	char *copy = malloc(len ? len : 1);
+
+	if (!copy)
+		return;
+	memcpy(copy, buf, len);
+	pthread_mutex_lock(&t->lock);
+	if (t->buf) {
+		free(t->buf);
+		t->skipped++;
+	}
+	t->buf = copy;
+	t->len = len;
+	pthread_cond_signal(&t->wake);
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* serve_tf_stop - the last page written, then the thread ended */
+static void serve_tf_stop(struct serve_tf *t)
+{
+	if (!t->on)
+		return;
+	struct timespec until;
+
+	pthread_mutex_lock(&t->lock);
+	t->stop = true;
+	pthread_cond_signal(&t->wake);
+	pthread_mutex_unlock(&t->lock);
+	/* a hung disk does not hold the daemon's exit */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += SERVE_TEXTFILE_STOP_S;
+	if (pthread_timedjoin_np(t->thread, NULL, &until)) {
+		fprintf(stderr, "gpulat: %s/%s: the write did not end in %d s; leaving it\n",
+			t->dir, SERVE_TEXTFILE_NAME, SERVE_TEXTFILE_STOP_S);
+		return;
+	}
+	free(t->buf);
+	pthread_cond_destroy(&t->wake);
+	pthread_mutex_destroy(&t->lock);
+	t->on = false;
 }
 
 struct serve {
@@ -88,7 +191,7 @@ struct serve {
 	bool verdict_on;
 	struct gl_snapshot *names;	/* the newest snapshot, for names */
 	uint64_t next_textfile_ns;
-	bool textfile_failed;		/* said once, not every tick */
+	struct serve_tf tf;
 	struct watch *tw;		/* the trace's: thresholds and losses */
 	/*
 	 * Each Xid triggers once, whether its trace record or a snapshot's
@@ -227,6 +330,17 @@ static char *serve_render(struct serve *sv, const struct gl_snapshot *s,
 	return buf;
 }
 
+/* serve_flight_counts - the recorder's outcomes, for the exporter */
+static void serve_flight_counts(struct serve *sv)
+{
+	if (!sv->flight_on)
+		return;
+	sv->p.flight_bundles = sv->fl.written;
+	memcpy(sv->p.flight_failed, sv->fl.failed,
+	       sizeof(sv->p.flight_failed));
+	sv->p.flight_bytes = sv->fl.dir_bytes;
+}
+
 static void serve_tick(struct serve *sv)
 {
 	struct gl_snapshot *s = NULL;
@@ -260,15 +374,13 @@ static void serve_tick(struct serve *sv)
 			verdict_compute(&sv->v);
 		}
 	}
+	serve_flight_counts(sv);
+	if (sv->http)
+		serve_http_counts(sv->http, sv->p.http_refused);
 	buf = serve_render(sv, s ? s : sv->names, &len);
-	if (buf && sv->o->textfile && mono >= sv->next_textfile_ns) {
+	if (buf && sv->tf.on && mono >= sv->next_textfile_ns) {
 		sv->next_textfile_ns = mono + (uint64_t)(SERVE_TEXTFILE_S * 1e9);
-		ret = serve_textfile(sv->o->textfile, buf, len);
-		if (ret && !sv->textfile_failed)
-			fprintf(stderr, "gpulat: cannot write %s/%s: %s\n",
-				sv->o->textfile, SERVE_TEXTFILE_NAME,
-				strerror(-ret));
-		sv->textfile_failed = ret != 0;
+		serve_tf_hand(&sv->tf, buf, len);
 	}
 	if (buf && sv->http)
 		serve_http_publish(sv->http, buf, len);	/* takes buf */
@@ -312,12 +424,16 @@ static int serve_start(struct serve *sv, uint32_t *major, uint32_t *minor)
 		if (!sv->http)
 			return GPULAT_EXIT_ERROR;
 	}
+	if (o->textfile && serve_tf_start(&sv->tf, o->textfile))
+		return GPULAT_EXIT_ERROR;
 	if (o->flight) {
 		fo.dir = o->flight;
 		fo.before_s = o->flight_before_s;
 		fo.after_s = o->flight_after_s;
 		fo.gap_s = o->flight_gap_s;
 		fo.keep = o->flight_keep;
+		fo.dir_bytes = o->flight_max_bytes;
+		fo.mode = gpulat_file_mode(o);
 		fo.max_bytes = FLIGHT_MAX_BYTES;
 		memcpy(fo.trigger_ns, o->triggers, sizeof(fo.trigger_ns));
 		fo.root = sv->p.root ? sv->p.root : "";
@@ -355,15 +471,17 @@ static void serve_announce(const struct serve *sv)
 
 	fprintf(stderr, "gpulat serve: %s", gl_source_describe(sv->src, desc,
 							     sizeof(desc)));
-	if (o->listen)
-		fprintf(stderr, "; http://%s/metrics", o->listen);
+	if (sv->http)
+		fprintf(stderr, "; http://%s/metrics",
+			serve_http_where(sv->http, desc, sizeof(desc)));
 	if (o->textfile)
 		fprintf(stderr, "; %s/%s every %.0f s", o->textfile,
 			SERVE_TEXTFILE_NAME, SERVE_TEXTFILE_S);
 	if (sv->flight_on)
-		fprintf(stderr, "; flight recorder in %s (%.0f s before, %.0f s after, one per %.0f s, %lu kept)",
+		fprintf(stderr, "; flight recorder in %s (%.0f s before, %.0f s after, one per %.0f s, %lu kept, %llu MiB at most)",
 			o->flight, o->flight_before_s, o->flight_after_s,
-			o->flight_gap_s, o->flight_keep);
+			o->flight_gap_s, o->flight_keep,
+			o->flight_max_bytes >> 20);
 	if (sv->verdict_on)
 		fprintf(stderr, "; a verdict over the last %.0f s at every snapshot",
 			o->verdict_s);
@@ -420,8 +538,10 @@ int serve_loop(const struct gpulat_opts *o)
 			if (sv.flight_on)
 				serve_trigger(&sv, PROM_CAUSE_SIGNAL, "SIGUSR1");
 		}
-		if (sv.flight_on && flight_tick(&sv.fl, serve_mono_ns()) > 0)
-			sv.p.flight_bundles++;
+		if (sv.flight_on) {
+			flight_reap(&sv.fl, false);
+			flight_tick(&sv.fl, serve_mono_ns());
+		}
 		now = serve_mono_ns();
 		ms = next > now ? (int)((next - now) / 1000000) + 1 : 0;
 		if (ms > SERVE_POLL_MS)
@@ -437,12 +557,13 @@ int serve_loop(const struct gpulat_opts *o)
 		}
 	}
 	/* a bundle under way is written with what there is */
-	if (sv.flight_on && flight_flush(&sv.fl, serve_mono_ns()) > 0)
-		sv.p.flight_bundles++;
+	if (sv.flight_on)
+		flight_flush(&sv.fl);
 out:
 	if (thresholds)
 		watch_end_thresholds(sv.src, &tw, o->thresholds_set, old);
 	serve_http_stop(sv.http);
+	serve_tf_stop(&sv.tf);
 	if (sv.flight_on)
 		flight_free(&sv.fl);
 	if (sv.verdict_on)

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "flight.h"
 #include "gpulat.h"
@@ -22,14 +23,20 @@
 #define SERVE_TICK_S		1.0
 #define SERVE_TEXTFILE_S	5.0
 #define SERVE_TEXTFILE_NAME	"gpulat.prom"
+/* How long the daemon's exit waits for the textfile's last write. */
+#define SERVE_TEXTFILE_STOP_S	5
 
 /*
  * The HTTP side's bounds: a slow or abusive client holds one
  * connection for at most SERVE_HTTP_TIMEOUT_S per request (counted from
  * the connection's start or its previous answer, however slowly it
- * keeps sending: serve_http.c), one address at most SERVE_HTTP_PER_IP of
+ * keeps sending: serve_http.c), one peer at most SERVE_HTTP_PER_IP of
  * SERVE_HTTP_CONNS, and a request's headers at most SERVE_HTTP_MEMORY
- * bytes; every scrape shares one rendered page.
+ * bytes; every scrape shares one rendered page.  A peer is a remote
+ * address, or, for a connection from this host (any of its addresses,
+ * loopback or not), the user that owns the client's socket: a local
+ * user holds at most SERVE_HTTP_PER_IP slots from any number of
+ * loopback addresses, and another user's scraper keeps its own.
  */
 #define SERVE_HTTP_CONNS	64
 #define SERVE_HTTP_PER_IP	8
@@ -45,7 +52,15 @@ struct serve_http;
 struct serve_http *serve_http_start(const char *addr);
 /* serve_http_publish - the page scrapes get from now on (@buf is taken) */
 int serve_http_publish(struct serve_http *h, char *buf, size_t len);
+/* serve_http_stop - close every connection and free @h (NULL: nothing) */
 void serve_http_stop(struct serve_http *h);
+/*
+ * serve_http_counts - the connections refused or cut so far, by enum
+ * prom_refuse, into @refused (PROM_NR_REFUSES)
+ */
+void serve_http_counts(struct serve_http *h, uint64_t *refused);
+/* serve_http_where - "HOST:PORT" it listens on, the port as bound */
+const char *serve_http_where(struct serve_http *h, char *buf, size_t len);
 /* serve_http_available - whether this build has HTTP (libmicrohttpd) */
 bool serve_http_available(void);
 

@@ -14,16 +14,32 @@
  * from the connection's start or from the end of its previous request:
  * a thread of ours shuts down the socket of one that is not answered by
  * then, and MHD closes it.
+ *
+ * The bound per peer is ours, not MHD's: MHD's is per address, and a
+ * local user has a whole /8 of loopback addresses.  A connection from
+ * this host is told by asking the kernel for the client's socket
+ * (sock_diag, one exact lookup): found, its peer is the socket's owner.
+ * A connection over a bound is shut down as it starts, and counted.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
+#include <zlib.h>
 
+#include "prom.h"
 #include "serve.h"
 
 #ifdef GPULAT_HTTP
@@ -37,6 +53,8 @@ struct serve_conn {
 	int fd;
 	uint64_t deadline_ns;		/* CLOCK_MONOTONIC */
 	bool cut;			/* shut down: MHD is closing it */
+	bool counted;			/* holds a slot of its peer */
+	char peer[64];			/* "uid N" or the remote address */
 };
 
 struct serve_http {
@@ -48,8 +66,17 @@ struct serve_http {
 	pthread_mutex_t conn_lock;
 	pthread_cond_t wake;
 	struct serve_conn *conns;
+	size_t nr_conns;		/* holding a slot */
 	pthread_t reaper;
 	bool reaper_on, stopping;
+	uint64_t refused[PROM_NR_REFUSES];	/* under conn_lock */
+	/* the page gzipped, made at the first scrape that asks for it */
+	struct MHD_Response *metrics_gz;
+	const char *page;
+	size_t page_len;
+	bool gz_tried;
+	int listen_family;
+	char host[INET6_ADDRSTRLEN];
 };
 
 static uint64_t serve_http_now_ns(void)
@@ -61,6 +88,124 @@ static uint64_t serve_http_now_ns(void)
 }
 
 #define SERVE_HTTP_TIMEOUT_NS	((uint64_t)SERVE_HTTP_TIMEOUT_S * 1000000000ULL)
+
+/*
+ * serve_local_uid - the owner of the client's socket of @fd when the
+ * client is on this host (its socket is in this network namespace),
+ * else -1: one exact sock_diag lookup
+ */
+static long serve_local_uid(int fd)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 r;
+	} req;
+	struct sockaddr_storage me, peer;
+	socklen_t ml = sizeof(me), pl = sizeof(peer);
+	struct timeval tv = { 0, 200000 };
+	struct inet_diag_msg *m;
+	struct nlmsghdr *nh;
+	long buf[256], uid = -1;
+	ssize_t n;
+	int s;
+
+	if (getsockname(fd, (struct sockaddr *)&me, &ml) ||
+	    getpeername(fd, (struct sockaddr *)&peer, &pl) ||
+	    me.ss_family != peer.ss_family)
+		return -1;
+	memset(&req, 0, sizeof(req));
+	req.nlh.nlmsg_len = sizeof(req);
+	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.nlh.nlmsg_flags = NLM_F_REQUEST;
+	req.r.sdiag_family = me.ss_family;
+	req.r.sdiag_protocol = IPPROTO_TCP;
+	req.r.idiag_states = ~0U;
+	req.r.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
+	req.r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	/* the client's socket: its local side is our peer */
+	if (me.ss_family == AF_INET) {
+		struct sockaddr_in *a = (void *)&peer, *b = (void *)&me;
+
+		req.r.id.idiag_sport = a->sin_port;
+		req.r.id.idiag_dport = b->sin_port;
+		memcpy(req.r.id.idiag_src, &a->sin_addr, 4);
+		memcpy(req.r.id.idiag_dst, &b->sin_addr, 4);
+	} else if (me.ss_family == AF_INET6) {
+		struct sockaddr_in6 *a = (void *)&peer, *b = (void *)&me;
+
+		req.r.id.idiag_sport = a->sin6_port;
+		req.r.id.idiag_dport = b->sin6_port;
+		memcpy(req.r.id.idiag_src, &a->sin6_addr, 16);
+		memcpy(req.r.id.idiag_dst, &b->sin6_addr, 16);
+	} else {
+		return -1;
+	}
+	s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (s < 0)
+		return -1;
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (send(s, &req, sizeof(req), 0) == (ssize_t)sizeof(req)) {
+		n = recv(s, buf, sizeof(buf), 0);
+		nh = (struct nlmsghdr *)buf;
+		if (n > 0 && NLMSG_OK(nh, (size_t)n) &&
+		    nh->nlmsg_type == SOCK_DIAG_BY_FAMILY &&
+		    nh->nlmsg_len >= NLMSG_LENGTH(sizeof(*m))) {
+			m = NLMSG_DATA(nh);
+			uid = m->idiag_uid;
+		}
+	}
+	close(s);
+	return uid;
+}
+
+/* serve_peer - who holds @fd's slots: a local user, or a remote address */
+static void serve_peer(int fd, char *buf, size_t len)
+{
+	struct sockaddr_storage peer;
+	socklen_t pl = sizeof(peer);
+	char a[INET6_ADDRSTRLEN] = "?";
+	long uid = serve_local_uid(fd);
+
+	if (uid >= 0) {
+		snprintf(buf, len, "uid %ld", uid);
+		return;
+	}
+	if (!getpeername(fd, (struct sockaddr *)&peer, &pl)) {
+		if (peer.ss_family == AF_INET)
+			inet_ntop(AF_INET,
+				  &((struct sockaddr_in *)&peer)->sin_addr, a,
+				  sizeof(a));
+		else if (peer.ss_family == AF_INET6)
+			inet_ntop(AF_INET6,
+				  &((struct sockaddr_in6 *)&peer)->sin6_addr, a,
+				  sizeof(a));
+	}
+	snprintf(buf, len, "%s", a);
+}
+
+/*
+ * serve_admit - whether @e may hold a slot (under conn_lock): its peer
+ * under SERVE_HTTP_PER_IP, every peer under SERVE_HTTP_CONNS; counted
+ * when not
+ */
+static bool serve_admit(struct serve_http *h, struct serve_conn *e)
+{
+	struct serve_conn *o;
+	size_t same = 0;
+
+	for (o = h->conns; o; o = o->next)
+		if (o->counted && !strcmp(o->peer, e->peer))
+			same++;
+	if (same >= SERVE_HTTP_PER_IP) {
+		h->refused[PROM_REFUSE_PER_IP]++;
+		return false;
+	}
+	if (h->nr_conns >= SERVE_HTTP_CONNS) {
+		h->refused[PROM_REFUSE_FULL]++;
+		return false;
+	}
+	return true;
+}
 
 /* serve_on_connection - MHD's: a connection starts or is closed */
 static void serve_on_connection(void *cls, struct MHD_Connection *c,
@@ -79,7 +224,16 @@ static void serve_on_connection(void *cls, struct MHD_Connection *c,
 			return;	/* MHD's idle timeout alone bounds it */
 		e->fd = ci->connect_fd;
 		e->deadline_ns = serve_http_now_ns() + SERVE_HTTP_TIMEOUT_NS;
+		serve_peer(e->fd, e->peer, sizeof(e->peer));
 		pthread_mutex_lock(&h->conn_lock);
+		if (serve_admit(h, e)) {
+			e->counted = true;
+			h->nr_conns++;
+		} else {
+			/* over its bound: MHD sees it end, and closes it */
+			shutdown(e->fd, SHUT_RDWR);
+			e->cut = true;
+		}
 		e->next = h->conns;
 		if (h->conns)
 			h->conns->prev = e;
@@ -99,6 +253,8 @@ static void serve_on_connection(void *cls, struct MHD_Connection *c,
 		h->conns = e->next;
 	if (e->next)
 		e->next->prev = e->prev;
+	if (e->counted)
+		h->nr_conns--;
 	pthread_mutex_unlock(&h->conn_lock);
 	free(e);
 	*socket_context = NULL;
@@ -114,12 +270,15 @@ static void serve_on_completed(void *cls, struct MHD_Connection *c,
 	struct serve_conn *e;
 
 	(void)con_cls;
-	(void)toe;
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	e = ci ? ci->socket_context : NULL;
 	if (!e)
 		return;
 	pthread_mutex_lock(&h->conn_lock);
+	/* cut by the deadline: counted there */
+	if (!e->cut && (toe == MHD_REQUEST_TERMINATED_WITH_ERROR ||
+			toe == MHD_REQUEST_TERMINATED_READ_ERROR))
+		h->refused[PROM_REFUSE_ERROR]++;
 	if (!e->cut)
 		e->deadline_ns = serve_http_now_ns() + SERVE_HTTP_TIMEOUT_NS;
 	pthread_mutex_unlock(&h->conn_lock);
@@ -147,6 +306,7 @@ static void *serve_reaper(void *arg)
 			if (now >= e->deadline_ns) {
 				shutdown(e->fd, SHUT_RDWR);
 				e->cut = true;
+				h->refused[PROM_REFUSE_TIMEOUT]++;
 			} else if (e->deadline_ns < wake) {
 				wake = e->deadline_ns;
 			}
@@ -159,6 +319,24 @@ static void *serve_reaper(void *arg)
 	return NULL;
 }
 
+/*
+ * serve_log - MHD's messages: past even MHD's own connection bound
+ * (SERVE_HTTP_CONNS + 16 sockets, ours shut down but not yet closed) a
+ * connection is closed unanswered by MHD, and counted here; the rest say
+ * what a client did wrong, not news for the daemon's log
+ */
+static void serve_log(void *cls, const char *fmt, va_list ap)
+{
+	struct serve_http *h = cls;
+
+	(void)ap;
+	if (!strstr(fmt, "limit"))
+		return;
+	pthread_mutex_lock(&h->conn_lock);
+	h->refused[PROM_REFUSE_FULL]++;
+	pthread_mutex_unlock(&h->conn_lock);
+}
+
 static struct MHD_Response *serve_static(const char *text)
 {
 	struct MHD_Response *r;
@@ -169,6 +347,77 @@ static struct MHD_Response *serve_static(const char *text)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 					"text/plain; charset=utf-8");
 	return r;
+}
+
+/* serve_wants_gzip - whether the request accepts gzip (q=0 refuses it) */
+static bool serve_wants_gzip(struct MHD_Connection *c)
+{
+	const char *ae = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	const char *p;
+
+	if (!ae)
+		return false;
+	for (p = strcasestr(ae, "gzip"); p; p = strcasestr(p + 4, "gzip")) {
+		p += 4;
+		while (*p == ' ')
+			p++;
+		if (*p != ';')
+			return true;
+		p = strcasestr(p, "q=");
+		if (!p || strtod(p + 2, NULL) > 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * serve_gzip - the page gzipped, made once per page under h->lock (level
+ * 6, as gzip's default); false when it cannot be (plain then)
+ */
+static bool serve_gzip(struct serve_http *h)
+{
+	z_stream z = { 0 };
+	struct MHD_Response *r;
+	unsigned char *out;
+	size_t cap;
+
+	if (h->metrics_gz)
+		return true;
+	if (h->gz_tried)
+		return false;
+	h->gz_tried = true;
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return false;
+	cap = deflateBound(&z, h->page_len) + 32;
+	out = malloc(cap);
+	if (!out) {
+		deflateEnd(&z);
+		return false;
+	}
+	z.next_in = (unsigned char *)h->page;
+	z.avail_in = h->page_len;
+	z.next_out = out;
+	z.avail_out = cap;
+	if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
+		deflateEnd(&z);
+		free(out);
+		return false;
+	}
+	r = MHD_create_response_from_buffer(z.total_out, out,
+					    MHD_RESPMEM_MUST_FREE);
+	deflateEnd(&z);
+	if (!r) {
+		free(out);
+		return false;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				SERVE_CONTENT_TYPE);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+	h->metrics_gz = r;
+	return true;
 }
 
 static enum MHD_Result serve_request(void *cls, struct MHD_Connection *c,
@@ -193,7 +442,9 @@ static enum MHD_Result serve_request(void *cls, struct MHD_Connection *c,
 	if (strcmp(url, "/metrics"))
 		return MHD_queue_response(c, MHD_HTTP_NOT_FOUND, h->missing);
 	pthread_mutex_lock(&h->lock);
-	if (h->metrics)
+	if (h->metrics && serve_wants_gzip(c) && serve_gzip(h))
+		ret = MHD_queue_response(c, MHD_HTTP_OK, h->metrics_gz);
+	else if (h->metrics)
 		ret = MHD_queue_response(c, MHD_HTTP_OK, h->metrics);
 	else
 		ret = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE,
@@ -228,6 +479,11 @@ static int serve_addr(const char *s, struct sockaddr_storage *ss,
 	}
 	if ((size_t)(h1 - h0) >= sizeof(host) || !colon[1])
 		return -EINVAL;
+	/* getaddrinfo takes 99999 and listens on 99999 mod 65536 */
+	if (strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
+	    strlen(colon + 1) > 5 || atoi(colon + 1) < 1 ||
+	    atoi(colon + 1) > 65535)
+		return -ERANGE;
 	memcpy(host, h0, h1 - h0);
 	host[h1 - h0] = '\0';
 	ret = getaddrinfo(host[0] ? host : NULL, colon + 1, &hints, &ai);
@@ -246,15 +502,25 @@ struct serve_http *serve_http_start(const char *addr)
 	struct serve_http *h;
 	unsigned int flags;
 	socklen_t len;
+	int ret;
 
-	if (serve_addr(addr, &ss, &len)) {
-		fprintf(stderr, "gpulat: bad --listen '%s': ADDRESS:PORT, [IPV6]:PORT or :PORT, numeric\n",
-			addr);
+	ret = serve_addr(addr, &ss, &len);
+	if (ret) {
+		fprintf(stderr, "gpulat: bad --listen '%s': %s\n", addr,
+			ret == -ERANGE ? "the port is a number from 1 to 65535" :
+			"ADDRESS:PORT, [IPV6]:PORT or :PORT, numeric");
 		return NULL;
 	}
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;
+	h->listen_family = ss.ss_family;
+	if (ss.ss_family == AF_INET)
+		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr,
+			  h->host, sizeof(h->host));
+	else
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr,
+			  h->host, sizeof(h->host));
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_mutex_init(&h->conn_lock, NULL);
 	pthread_condattr_init(&ca);
@@ -268,15 +534,15 @@ struct serve_http *serve_http_start(const char *addr)
 	if (!h->index || !h->missing || !h->method || !h->early)
 		goto fail;
 	MHD_add_response_header(h->method, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
+		MHD_USE_ERROR_LOG;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, serve_request, h,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				/* ours are counted: MHD's only past them */
 				MHD_OPTION_CONNECTION_LIMIT,
-				(unsigned int)SERVE_HTTP_CONNS,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-				(unsigned int)SERVE_HTTP_PER_IP,
+				(unsigned int)SERVE_HTTP_CONNS + 16,
 				MHD_OPTION_CONNECTION_TIMEOUT,
 				(unsigned int)SERVE_HTTP_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT,
@@ -285,6 +551,7 @@ struct serve_http *serve_http_start(const char *addr)
 				serve_on_connection, h,
 				MHD_OPTION_NOTIFY_COMPLETED,
 				serve_on_completed, h,
+				MHD_OPTION_EXTERNAL_LOGGER, serve_log, h,
 				MHD_OPTION_END);
 	if (!h->d) {
 		fprintf(stderr, "gpulat: cannot listen on %s: %s\n", addr,
@@ -307,7 +574,7 @@ fail:
 
 int serve_http_publish(struct serve_http *h, char *buf, size_t len)
 {
-	struct MHD_Response *r, *old;
+	struct MHD_Response *r, *old, *old_gz;
 
 	r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
@@ -318,22 +585,58 @@ int serve_http_publish(struct serve_http *h, char *buf, size_t len)
 				SERVE_CONTENT_TYPE);
 	pthread_mutex_lock(&h->lock);
 	old = h->metrics;
+	old_gz = h->metrics_gz;
 	h->metrics = r;
+	h->metrics_gz = NULL;
+	h->gz_tried = false;
+	h->page = buf;		/* MHD frees it with r, not before */
+	h->page_len = len;
 	pthread_mutex_unlock(&h->lock);
 	/* a scrape still sending the old page keeps it until done */
 	if (old)
 		MHD_destroy_response(old);
+	if (old_gz)
+		MHD_destroy_response(old_gz);
 	return 0;
+}
+
+void serve_http_counts(struct serve_http *h, uint64_t *refused)
+{
+	pthread_mutex_lock(&h->conn_lock);
+	memcpy(refused, h->refused, sizeof(h->refused));
+	pthread_mutex_unlock(&h->conn_lock);
+}
+
+const char *serve_http_where(struct serve_http *h, char *buf, size_t len)
+{
+	const union MHD_DaemonInfo *di;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	unsigned int port = 0;
+
+	di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_LISTEN_FD);
+	if (di && !getsockname(di->listen_fd, (struct sockaddr *)&ss, &sl))
+		port = ntohs(ss.ss_family == AF_INET ?
+			     ((struct sockaddr_in *)&ss)->sin_port :
+			     ((struct sockaddr_in6 *)&ss)->sin6_port);
+	snprintf(buf, len, h->listen_family == AF_INET6 ? "[%s]:%u" :
+		 "%s:%u", h->host, port);
+	return buf;
 }
 
 void serve_http_stop(struct serve_http *h)
 {
-	struct MHD_Response **r[] = { &h->metrics, &h->index, &h->missing,
-				      &h->method, &h->early };
+	struct MHD_Response **r[6];
 	size_t i;
 
 	if (!h)
 		return;
+	r[0] = &h->metrics;
+	r[1] = &h->metrics_gz;
+	r[2] = &h->index;
+	r[3] = &h->missing;
+	r[4] = &h->method;
+	r[5] = &h->early;
 	if (h->reaper_on) {
 		pthread_mutex_lock(&h->conn_lock);
 		h->stopping = true;
@@ -378,6 +681,19 @@ int serve_http_publish(struct serve_http *h, char *buf, size_t len)
 void serve_http_stop(struct serve_http *h)
 {
 	(void)h;
+}
+
+void serve_http_counts(struct serve_http *h, uint64_t *refused)
+{
+	(void)h;
+	(void)refused;
+}
+
+const char *serve_http_where(struct serve_http *h, char *buf, size_t len)
+{
+	(void)h;
+	snprintf(buf, len, "?");
+	return buf;
 }
 
 bool serve_http_available(void)
