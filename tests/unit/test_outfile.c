@@ -153,7 +153,10 @@ TEST_F(of, the_sweep_removes_dead_writers_only)
 			"%d.XXXXXX %s/.c" GL_OUT_TAG "x%d.XXXXXX %s/keep",
 			self->dir, (int)dead, self->dir, (int)getpid(),
 			self->dir, (int)dead, self->dir));
-	EXPECT_EQ(1, gl_out_sweep(self->dir));
+	/* a writer of one file sweeps that file's only */
+	EXPECT_EQ(0, gl_out_sweep(self->dir, "b"));
+	EXPECT_EQ(1, gl_out_sweep(self->dir, "a"));
+	EXPECT_EQ(0, gl_out_sweep(self->dir, NULL));
 	snprintf(name, sizeof(name), ".b" GL_OUT_TAG "%d.XXXXXX",
 		 (int)getpid());
 	EXPECT_EQ(3, entries(self->dir));

@@ -54,7 +54,7 @@ int flight_init(struct flight *fl, const struct flight_opts *o)
 	}
 	fl->writer_fd = -1;
 	/* what a writer killed with its daemon left: temporaries, folders */
-	n = gl_out_sweep(o->dir);
+	n = gl_out_sweep(o->dir, NULL);
 	if (n > 0)
 		fprintf(stderr, "gpulat: flight recorder: removed %d unfinished bundle%s from %s\n",
 			n, n > 1 ? "s" : "", o->dir);

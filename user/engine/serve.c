@@ -120,7 +120,7 @@ static int serve_tf_start(struct serve_tf *t, const char *dir)
 	int n, ret;
 
 	t->dir = dir;
-	n = gl_out_sweep(dir);
+	n = gl_out_sweep(dir, NULL);
 	if (n > 0)
 		fprintf(stderr, "gpulat: removed %d unfinished %s from %s\n", n,
 			SERVE_TEXTFILE_NAME, dir);

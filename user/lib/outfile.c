@@ -157,6 +157,8 @@ int gl_out_open(struct gl_out *o, const char *path, mode_t mode, char *msg,
 	gl_out_dir(o->path, dir);
 	base = strrchr(o->path, '/');
 	base = base ? base + 1 : o->path;
+	/* what a writer of this same file left when it was killed */
+	gl_out_sweep(dir, base);
 	/* a name of at most NAME_MAX: the target's name cut short */
 	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s/.%.180s" GL_OUT_TAG
 			     "%d.XXXXXX", dir, base, (int)getpid()) >=
@@ -272,9 +274,9 @@ bool gl_dead_writer(const char *name, const char *tag)
 	return kill((pid_t)pid, 0) && errno == ESRCH;
 }
 
-int gl_out_sweep(const char *dir)
+int gl_out_sweep(const char *dir, const char *name)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], prefix[NAME_MAX + 2] = ".";
 	struct dirent *de;
 	struct stat st;
 	int n = 0;
@@ -282,8 +284,11 @@ int gl_out_sweep(const char *dir)
 
 	if (!d)
 		return -errno;
+	if (name)
+		snprintf(prefix, sizeof(prefix), ".%.180s" GL_OUT_TAG, name);
 	while ((de = readdir(d))) {
-		if (de->d_name[0] != '.' || !strstr(de->d_name, GL_OUT_TAG) ||
+		if (strncmp(de->d_name, prefix, strlen(prefix)) ||
+		    !strstr(de->d_name, GL_OUT_TAG) ||
 		    !gl_dead_writer(de->d_name, GL_OUT_TAG))
 			continue;
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,

@@ -73,9 +73,10 @@ int gl_out_write(struct gl_out *o, const void *buf, size_t len);
  */
 bool gl_dead_writer(const char *name, const char *tag);
 /*
- * gl_out_sweep - remove the temporaries in @dir whose writer is gone and
- * that this user owns (root: any); the number removed, or -errno
+ * gl_out_sweep - remove the temporaries in @dir (of the file @name only,
+ * or all: NULL) whose writer is gone and that this user owns (root: any);
+ * the number removed, or -errno.  gl_out_open() sweeps its file's.
  */
-int gl_out_sweep(const char *dir);
+int gl_out_sweep(const char *dir, const char *name);
 
 #endif /* _GPULAT_USER_OUTFILE_H */
