@@ -35,6 +35,17 @@ static inline void gpulat_fault_check_leaks(const char *when) { }
 
 #define gl_kvcalloc(n, size)						\
 	(GL_FAIL() ? NULL : GL_TRACK(kvcalloc(n, size, GFP_KERNEL)))
+/*
+ * A table a module parameter sizes (sized.h): a failure is quiet, since
+ * the caller names the parameter in one line, and fails rather than wake
+ * the OOM killer.
+ */
+#define GL_GFP_SIZED	(GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
+#define gl_kvcalloc_sized(n, size)					\
+	(GL_FAIL() ? NULL : GL_TRACK(kvcalloc(n, size, GL_GFP_SIZED)))
+#define gl_bitmap_zalloc_sized(bits)					\
+	(GL_FAIL() ? NULL :						\
+	 (unsigned long *)GL_TRACK(bitmap_zalloc(bits, GL_GFP_SIZED)))
 #define gl_kcalloc(n, size)						\
 	(GL_FAIL() ? NULL : GL_TRACK(kcalloc(n, size, GFP_KERNEL)))
 #define gl_kzalloc(size)						\

@@ -141,6 +141,12 @@ struct gpulat_family {
 	bool packed;			/* hists are struct gpulat_phist */
 	struct gpulat_keyed *keyed;	/* NULL: no keyed series */
 	struct gpulat_base *base;	/* the data at the last reset, or NULL */
+	/*
+	 * at load, before anything is allocated: refuse a module parameter
+	 * of the family's that sizes a table this machine cannot hold
+	 * (sized.h; keyed series are checked by the registry); may be NULL
+	 */
+	int (*check)(struct gpulat_family *fam);
 	int (*init)(struct gpulat_family *fam, void __percpu *pcpu);
 	void (*exit)(struct gpulat_family *fam);
 	/*
@@ -288,6 +294,7 @@ extern struct mutex gpulat_lock;
 extern u64 gpulat_reset_time_ns;
 extern u32 gpulat_generation;
 
+int gpulat_registry_check(void);
 int gpulat_registry_init(void);
 void gpulat_registry_exit(void);
 struct gpulat_family *gpulat_family_by_id(u32 id);

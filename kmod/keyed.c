@@ -11,6 +11,7 @@
 
 #include "fault.h"
 #include "keyed.h"
+#include "sized.h"
 
 /*
  * gpulat_key_add - give @key an index
@@ -68,28 +69,60 @@ unsigned int gpulat_keyed_limit(const struct gpulat_keyed *kd)
 	return min_t(unsigned int, atomic_read(&kd->nr_keys), kd->max_keys);
 }
 
+/*
+ * keyed_hash_bits - the hash for @keys keys: half full at most, so that a
+ * probe window rarely fills; 16 entries at least
+ */
+static unsigned int keyed_hash_bits(u64 keys)
+{
+	return max(fls64(2 * max_t(u64, keys, 1) - 1), 4);
+}
+
+/* keyed_bytes_at - what @kd's tables take with @keys keys */
+static u64 keyed_bytes_at(const struct gpulat_keyed *kd, u64 keys)
+{
+	return (1ULL << keyed_hash_bits(keys)) * sizeof(u64) +
+	       keys * (sizeof(struct gpulat_key) +
+		       kd->nr_series * sizeof(struct gpulat_ghist));
+}
+
 size_t gpulat_keyed_bytes(const struct gpulat_keyed *kd)
 {
-	return ((size_t)1 << kd->hash_bits) * sizeof(u64) +
-	       (size_t)kd->max_keys * (sizeof(struct gpulat_key) +
-				       kd->nr_series * sizeof(struct gpulat_ghist));
+	return keyed_bytes_at(kd, kd->max_keys);
+}
+
+/* gpulat_keyed_check - refuse a max_keys this machine cannot hold */
+int gpulat_keyed_check(const struct gpulat_keyed *kd)
+{
+	u64 keys = max(kd->max_keys, 1U);
+	struct gpulat_sized s = {
+		.param	= kd->param,
+		.value	= kd->max_keys,
+		.max	= GPULAT_KEY_MAX,
+		.bytes	= keyed_bytes_at(kd, keys),
+	};
+
+	return gpulat_sized_check(&s);
 }
 
 int gpulat_keyed_alloc(struct gpulat_keyed *kd)
 {
+	struct gpulat_sized s = { .param = kd->param, .max = GPULAT_KEY_MAX };
+
+	/* gpulat_keyed_check() refused more at load */
 	kd->max_keys = clamp(kd->max_keys, 1U, (unsigned int)GPULAT_KEY_MAX);
-	/* half full at most, so that a probe window rarely fills */
-	kd->hash_bits = ilog2(roundup_pow_of_two(2 * kd->max_keys));
-	if (kd->hash_bits < 4)
-		kd->hash_bits = 4;
+	kd->hash_bits = keyed_hash_bits(kd->max_keys);
 	atomic_set(&kd->nr_keys, 0);
-	kd->hash = gl_kvcalloc(1U << kd->hash_bits, sizeof(u64));
-	kd->keys = gl_kvcalloc(kd->max_keys, sizeof(*kd->keys));
-	kd->hists = gl_kvcalloc((size_t)kd->max_keys * kd->nr_series,
-				sizeof(*kd->hists));
-	kd->listed = gl_bitmap_zalloc(kd->max_keys);
+	kd->hash = gl_kvcalloc_sized(1U << kd->hash_bits, sizeof(u64));
+	kd->keys = gl_kvcalloc_sized(kd->max_keys, sizeof(*kd->keys));
+	kd->hists = gl_kvcalloc_sized((size_t)kd->max_keys * kd->nr_series,
+				      sizeof(*kd->hists));
+	kd->listed = gl_bitmap_zalloc_sized(kd->max_keys);
 	if (!kd->hash || !kd->keys || !kd->hists || !kd->listed) {
 		gpulat_keyed_free(kd);
+		s.value = kd->max_keys;
+		s.bytes = gpulat_keyed_bytes(kd);
+		gpulat_sized_nomem(&s);
 		return -ENOMEM;
 	}
 	return 0;
@@ -197,7 +230,7 @@ int gpulat_inflight_alloc(struct gpulat_inflight *t, unsigned int entries,
 	entries = roundup_pow_of_two(max(entries, 64U));
 	t->bits = ilog2(entries);
 	t->expire_ns = expire_ns;
-	t->e = gl_kvcalloc(entries, sizeof(*t->e));
+	t->e = gl_kvcalloc_sized(entries, sizeof(*t->e));
 	return t->e ? 0 : -ENOMEM;
 }
 

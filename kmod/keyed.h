@@ -65,13 +65,15 @@ struct gpulat_key {
 };
 
 /*
- * Keyed series of a family.  The family sets series, nr_series and
- * max_keys before setup; the registry allocates the rest.
+ * Keyed series of a family.  The family sets series, nr_series, max_keys
+ * and param (the module parameter that sets max_keys) before setup; the
+ * registry checks max_keys at load (sized.h) and allocates the rest.
  */
 struct gpulat_keyed {
 	const struct gpulat_series_desc *series;
 	unsigned int nr_series;
 	unsigned int max_keys;		/* <= GPULAT_KEY_MAX */
+	const char *param;
 
 	u64 *hash;			/* GPULAT_KEY_ENTRY(); 0 = empty */
 	u32 hash_bits;
@@ -150,6 +152,7 @@ gpulat_key_hist(struct gpulat_keyed *kd, int idx, unsigned int series)
 	return &kd->hists[idx * kd->nr_series + series];
 }
 
+int gpulat_keyed_check(const struct gpulat_keyed *kd);
 int gpulat_keyed_alloc(struct gpulat_keyed *kd);
 void gpulat_keyed_free(struct gpulat_keyed *kd);
 void gpulat_keyed_rebase(struct gpulat_keyed *kd);
@@ -208,6 +211,7 @@ static __always_inline void gpulat_flight_release(struct gpulat_flight *f)
 	smp_store_release(&f->ptr, 0);
 }
 
+/* quiet (gl_kvcalloc_sized()): the caller names its parameter on failure */
 int gpulat_inflight_alloc(struct gpulat_inflight *t, unsigned int entries,
 			  u64 expire_ns);
 void gpulat_inflight_free(struct gpulat_inflight *t);

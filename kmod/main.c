@@ -15,6 +15,7 @@
 
 #include "fault.h"
 #include "gpulat.h"
+#include "sized.h"
 #include "trace.h"
 
 /*
@@ -246,12 +247,18 @@ static int __init gpulat_init(void)
 {
 	int ret;
 
+	/* a refused parameter has said why, in one line */
+	ret = gpulat_registry_check();
+	if (ret)
+		return ret;
 	ret = gpulat_trace_init();
 	if (ret)
 		return ret;
 	ret = gpulat_registry_init();
 	if (ret) {
-		pr_err("probe registry setup failed: %d\n", ret);
+		/* a table that did not allocate has said which, in one line */
+		if (!gpulat_sized_failed())
+			pr_err("probe registry setup failed: %d\n", ret);
 		goto fail;
 	}
 	ret = GL_CALL(-ENOMEM, misc_register(&gpulat_misc));

@@ -46,6 +46,7 @@
 #include "gpulat_drops.h"
 #include "keyed.h"
 #include "probe_cgroup.h"
+#include "sized.h"
 #include "compat/cgroup.h"
 #include "compat/block.h"
 #include "trace.h"
@@ -54,7 +55,7 @@
 #define BLOCK_EXPIRE_NS		(60ULL * NSEC_PER_SEC)
 #define BLOCK_INFLIGHT_PER_CPU	128U
 #define BLOCK_INFLIGHT_MIN	4096U
-#define BLOCK_INFLIGHT_MAX	(1U << 22)
+#define BLOCK_INFLIGHT_MAX	(1ULL << 22)
 #define BLOCK_NO_KEY		U32_MAX
 
 enum block_state {
@@ -79,7 +80,7 @@ struct block_pcpu {
 static unsigned int block_inflight;
 module_param(block_inflight, uint, 0444);
 MODULE_PARM_DESC(block_inflight,
-		 "in-flight request table entries (0: 128 per possible CPU, at least 4096)");
+		 "in-flight request table entries (0: 128 per possible CPU, at least 4096; at most 4194304)");
 
 static struct block_pcpu __percpu *block_pc;
 static struct gpulat_inflight block_flight;
@@ -137,6 +138,7 @@ static struct gpulat_keyed block_keyed = {
 	.series		= block_series,
 	.nr_series	= ARRAY_SIZE(block_series),
 	.max_keys	= 32,
+	.param		= "block_max_disks",
 };
 
 static __always_inline void block_count(unsigned int idx)
@@ -367,21 +369,44 @@ static void block_probe_merge(GPULAT_BLOCK_RQ_ARGS)
 		gpulat_flight_release(f);
 }
 
-/* block_inflight_entries - table size from block_inflight */
-static unsigned int block_inflight_entries(void)
+/*
+ * block_inflight_entries - table size from block_inflight: 0 is 128 per
+ * possible CPU, at least 4096 (up to the bound); at least 64, rounded up
+ * to a power of two; over the bound only as block_check() reports it
+ */
+static u64 block_inflight_entries(void)
 {
-	unsigned long n = block_inflight;
+	u64 n = block_inflight;
 
 	if (!n)
-		n = max((unsigned long)BLOCK_INFLIGHT_PER_CPU *
-			num_possible_cpus(), (unsigned long)BLOCK_INFLIGHT_MIN);
-	n = clamp(n, 64UL, (unsigned long)BLOCK_INFLIGHT_MAX);
-	return roundup_pow_of_two(n);
+		n = clamp((u64)BLOCK_INFLIGHT_PER_CPU * num_possible_cpus(),
+			  (u64)BLOCK_INFLIGHT_MIN, BLOCK_INFLIGHT_MAX);
+	return gpulat_sized_pow2(max(n, 64ULL));
+}
+
+/* block_sized - the in-flight table and the cgroup entries beside it */
+static void block_sized(struct gpulat_sized *s)
+{
+	s->param = "block_inflight";
+	s->value = block_inflight;
+	s->max = BLOCK_INFLIGHT_MAX;
+	s->bytes = block_inflight_entries() *
+		   (sizeof(*block_flight.e) + sizeof(*block_cgs));
+}
+
+static int block_check(struct gpulat_family *fam)
+{
+	struct gpulat_sized s;
+
+	block_sized(&s);
+	return gpulat_sized_check(&s);
 }
 
 static int block_init(struct gpulat_family *fam, void __percpu *pcpu)
 {
-	unsigned int n = block_inflight_entries();
+	/* block_check() refused more at load */
+	unsigned int n = min(block_inflight_entries(), BLOCK_INFLIGHT_MAX);
+	struct gpulat_sized s;
 	int ret;
 
 	GPULAT_CHECK_PROBE(block_rq_insert, block_probe_insert);
@@ -391,13 +416,18 @@ static int block_init(struct gpulat_family *fam, void __percpu *pcpu)
 	GPULAT_CHECK_PROBE(block_rq_merge, block_probe_merge);
 
 	ret = gpulat_inflight_alloc(&block_flight, n, BLOCK_EXPIRE_NS);
-	if (ret)
+	if (!ret) {
+		block_cgs = gl_kvcalloc_sized((size_t)1 << block_flight.bits,
+					      sizeof(*block_cgs));
+		if (!block_cgs) {
+			gpulat_inflight_free(&block_flight);
+			ret = -ENOMEM;
+		}
+	}
+	if (ret) {
+		block_sized(&s);
+		gpulat_sized_nomem(&s);
 		return ret;
-	block_cgs = gl_kvcalloc((size_t)1 << block_flight.bits,
-				sizeof(*block_cgs));
-	if (!block_cgs) {
-		gpulat_inflight_free(&block_flight);
-		return -ENOMEM;
 	}
 	block_pc = pcpu;
 	fam->extra_bytes += ((size_t)1 << block_flight.bits) *
@@ -448,6 +478,7 @@ struct gpulat_family gpulat_block_family = {
 	.pcpu_size	= sizeof(struct block_pcpu),
 	.counter_offset	= offsetof(struct block_pcpu, counters),
 	.keyed		= &block_keyed,
+	.check		= block_check,
 	.init		= block_init,
 	.exit		= block_exit,
 	.clear		= block_clear,
@@ -458,4 +489,4 @@ module_param_named(block, gpulat_block_family.enabled, bool, 0444);
 MODULE_PARM_DESC(block, "block request latency family (default on)");
 module_param_named(block_max_disks, block_keyed.max_keys, uint, 0444);
 MODULE_PARM_DESC(block_max_disks,
-		 "disks with their own series (default 32; more count as keys_full)");
+		 "disks with their own series (default 32, at most 65535; more count as keys_full)");

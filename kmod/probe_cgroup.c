@@ -69,6 +69,7 @@ static struct gpulat_keyed cg_keyed = {
 	.series		= cg_series,
 	.nr_series	= ARRAY_SIZE(cg_series),
 	.max_keys	= 64,
+	.param		= "cgroup_max_keys",
 };
 
 /*
@@ -308,4 +309,4 @@ module_param_named(cgroup, gpulat_cgroup_family.enabled, bool, 0444);
 MODULE_PARM_DESC(cgroup, "per-cgroup latency family, for the cgroups GPULAT_IOC_CGROUP watches (default on)");
 module_param_named(cgroup_max_keys, cg_keyed.max_keys, uint, 0444);
 MODULE_PARM_DESC(cgroup_max_keys,
-		 "cgroups with their own series (default 64; more count as keys_full)");
+		 "cgroups with their own series (default 64, at most 65535; more count as keys_full)");

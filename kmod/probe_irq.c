@@ -49,6 +49,7 @@ struct gpulat_keyed gpulat_irq_keyed = {
 	.series		= irq_keyed_series,
 	.nr_series	= ARRAY_SIZE(irq_keyed_series),
 	.max_keys	= 256,
+	.param		= "irq_max_handlers",
 };
 
 /* gpulat_irq_key_fill - name a new key after its action, once */
@@ -111,4 +112,4 @@ module_param_named(irq, gpulat_irq_family.enabled, bool, 0444);
 MODULE_PARM_DESC(irq, "hard IRQ handler duration family (default on)");
 module_param_named(irq_max_handlers, gpulat_irq_keyed.max_keys, uint, 0444);
 MODULE_PARM_DESC(irq_max_handlers,
-		 "IRQ handlers with their own series (default 256)");
+		 "IRQ handlers with their own series (default 256, at most 65535)");

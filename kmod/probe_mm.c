@@ -41,6 +41,7 @@
 #include "gpulat.h"
 #include "gpulat_drops.h"
 #include "probe_cgroup.h"
+#include "sized.h"
 #include "stamp.h"
 #include "trace.h"
 /* before the event headers: it declares the structs their prototypes name */
@@ -76,10 +77,13 @@ struct mm_pcpu {
 	u64 counters[MM_NR_COUNTERS];
 };
 
+/* more pid entries than pids would never be used */
+#define MM_SLOTS_MAX		(1ULL << GPULAT_PID_BITS)
+
 static unsigned int mm_slots;
 module_param(mm_slots, uint, 0444);
 MODULE_PARM_DESC(mm_slots,
-		 "pid entries of the stall stamp table (0: 128 per possible CPU)");
+		 "pid entries of the stall stamp table (0: 128 per possible CPU; at most 4194304)");
 
 static struct mm_pcpu __percpu *mm_pc;
 static u64 *mm_stamps;
@@ -222,9 +226,40 @@ static void mm_probe_compaction_end(GPULAT_MM_COMPACTION_END_ARGS)
 }
 #endif
 
+/*
+ * mm_entries - pid entries for mm_slots: 0 is 128 per possible CPU (up to
+ * the bound), at least 2^GPULAT_PST_MIN_BITS, rounded up to a power of
+ * two; over the bound only as mm_check() reports it
+ */
+static u64 mm_entries(void)
+{
+	u64 n = mm_slots;
+
+	if (!n)
+		n = min(128ULL * num_possible_cpus(), MM_SLOTS_MAX);
+	return gpulat_sized_pow2(max(n, 1ULL << GPULAT_PST_MIN_BITS));
+}
+
+static void mm_sized(struct gpulat_sized *s)
+{
+	s->param = "mm_slots";
+	s->value = mm_slots;
+	s->max = MM_SLOTS_MAX;
+	s->bytes = mm_entries() * MM_NR_KINDS * sizeof(u64);
+}
+
+static int mm_check(struct gpulat_family *fam)
+{
+	struct gpulat_sized s;
+
+	mm_sized(&s);
+	return gpulat_sized_check(&s);
+}
+
 static int mm_init(struct gpulat_family *fam, void __percpu *pcpu)
 {
-	unsigned long n = mm_slots;
+	/* mm_check() refused more at load */
+	u64 n = min(mm_entries(), MM_SLOTS_MAX);
 
 	GPULAT_CHECK_PROBE(mm_vmscan_direct_reclaim_begin,
 			   mm_probe_reclaim_begin);
@@ -238,13 +273,14 @@ static int mm_init(struct gpulat_family *fam, void __percpu *pcpu)
 	GPULAT_CHECK_PROBE(mm_compaction_end, mm_probe_compaction_end);
 #endif
 
-	if (!n)
-		n = 128UL * num_possible_cpus();
-	n = roundup_pow_of_two(clamp(n, 1UL << GPULAT_PST_MIN_BITS,
-				     1UL << GPULAT_PID_BITS));
-	mm_stamps = gl_kvcalloc(n * MM_NR_KINDS, sizeof(u64));
-	if (!mm_stamps)
+	mm_stamps = gl_kvcalloc_sized(n * MM_NR_KINDS, sizeof(u64));
+	if (!mm_stamps) {
+		struct gpulat_sized s;
+
+		mm_sized(&s);
+		gpulat_sized_nomem(&s);
 		return -ENOMEM;
+	}
 	mm_bits = ilog2(n);
 	mm_pc = pcpu;
 	fam->extra_bytes = n * MM_NR_KINDS * sizeof(u64);
@@ -312,6 +348,7 @@ struct gpulat_family gpulat_mm_family = {
 	.pcpu_size	= sizeof(struct mm_pcpu),
 	.hist_offset	= offsetof(struct mm_pcpu, hist),
 	.counter_offset	= offsetof(struct mm_pcpu, counters),
+	.check		= mm_check,
 	.init		= mm_init,
 	.exit		= mm_exit,
 	.clear		= mm_clear,

@@ -37,12 +37,17 @@
 #include "gpulat.h"
 #include "gpulat_drops.h"
 #include "keyed.h"
+#include "sized.h"
 #include "trace.h"
 
 /* Transmissions in progress on one CPU, stacked devices nested. */
 #define NET_NEST_MAX		8
 /* key_idx of a stamp whose device found no room in the key table */
 #define NET_NO_KEY		U32_MAX
+/* in-flight table entries: 256 per possible CPU, at least 4096, by default */
+#define NET_INFLIGHT_PER_CPU	256ULL
+#define NET_INFLIGHT_MIN	4096ULL
+#define NET_INFLIGHT_MAX	(1ULL << 22)
 
 enum {
 	NET_HIT_QUEUE = GPULAT_NET_KEYS_FULL + 1,
@@ -69,7 +74,7 @@ struct net_pcpu {
 static unsigned int net_inflight;
 module_param(net_inflight, uint, 0444);
 MODULE_PARM_DESC(net_inflight,
-		 "in-flight table entries (0: 256 per possible CPU, at least 4096)");
+		 "in-flight table entries (0: 256 per possible CPU, at least 4096; at most 4194304)");
 
 static unsigned int net_expire_ms = 1000;
 module_param(net_expire_ms, uint, 0444);
@@ -87,10 +92,11 @@ static struct gpulat_keyed net_keyed = {
 	.series		= net_series,
 	.nr_series	= ARRAY_SIZE(net_series),
 	.max_keys	= 32,
+	.param		= "net_max_devs",
 };
 
 module_param_named(net_max_devs, net_keyed.max_keys, uint, 0444);
-MODULE_PARM_DESC(net_max_devs, "network devices with their own series");
+MODULE_PARM_DESC(net_max_devs, "network devices with their own series (default 32, at most 65535)");
 
 static struct net_pcpu __percpu *net_pc;
 static struct gpulat_inflight net_flight;
@@ -324,9 +330,41 @@ static void net_probe_receive(void *data, struct sk_buff *skb)
 	net_end_now(ts, idx, GPULAT_NET_BACKLOG);
 }
 
+/*
+ * net_inflight_entries - table size from net_inflight: 0 is the default
+ * above (up to the bound); at least 64, rounded up to a power of two; over
+ * the bound only as net_check() reports it
+ */
+static u64 net_inflight_entries(void)
+{
+	u64 n = net_inflight;
+
+	if (!n)
+		n = clamp(NET_INFLIGHT_PER_CPU * num_possible_cpus(),
+			  NET_INFLIGHT_MIN, NET_INFLIGHT_MAX);
+	return gpulat_sized_pow2(max(n, 64ULL));
+}
+
+static void net_sized(struct gpulat_sized *s)
+{
+	s->param = "net_inflight";
+	s->value = net_inflight;
+	s->max = NET_INFLIGHT_MAX;
+	s->bytes = net_inflight_entries() * sizeof(*net_flight.e);
+}
+
+static int net_check(struct gpulat_family *fam)
+{
+	struct gpulat_sized s;
+
+	net_sized(&s);
+	return gpulat_sized_check(&s);
+}
+
 static int net_init(struct gpulat_family *fam, void __percpu *pcpu)
 {
-	unsigned long n = net_inflight;
+	/* net_check() refused more at load */
+	unsigned int n = min(net_inflight_entries(), NET_INFLIGHT_MAX);
 	int ret;
 
 	GPULAT_CHECK_PROBE(net_dev_queue, net_probe_queue);
@@ -335,13 +373,15 @@ static int net_init(struct gpulat_family *fam, void __percpu *pcpu)
 	GPULAT_CHECK_PROBE(netif_rx, net_probe_rx);
 	GPULAT_CHECK_PROBE(netif_receive_skb, net_probe_receive);
 
-	if (!n)
-		n = max(256UL * num_possible_cpus(), 4096UL);
-	n = clamp(n, 64UL, 1UL << 22);
 	ret = gpulat_inflight_alloc(&net_flight, n,
 				    (u64)net_expire_ms * NSEC_PER_MSEC);
-	if (ret)
+	if (ret) {
+		struct gpulat_sized s;
+
+		net_sized(&s);
+		gpulat_sized_nomem(&s);
 		return ret;
+	}
 	net_pc = pcpu;
 	fam->extra_bytes += sizeof(struct gpulat_flight) << net_flight.bits;
 	return 0;
@@ -395,6 +435,7 @@ struct gpulat_family gpulat_net_family = {
 	.pcpu_size	= sizeof(struct net_pcpu),
 	.counter_offset	= offsetof(struct net_pcpu, counters),
 	.keyed		= &net_keyed,
+	.check		= net_check,
 	.init		= net_init,
 	.exit		= net_exit,
 	.clear		= net_clear,

@@ -61,11 +61,12 @@ struct gpulat_keyed gpulat_nv_keyed = {
 	.series		= nv_keyed_series,
 	.nr_series	= ARRAY_SIZE(nv_keyed_series),
 	.max_keys	= 128,
+	.param		= "nvidia_max_keys",
 };
 
 module_param_named(nvidia_max_keys, gpulat_nv_keyed.max_keys, uint, 0444);
 MODULE_PARM_DESC(nvidia_max_keys,
-		 "IRQ handlers plus kthreads with series (default 128, 7.2 KiB each)");
+		 "IRQ handlers plus kthreads with series (default 128, 7.2 KiB each, at most 65535)");
 
 /* --- Family ------------------------------------------------------------ */
 

@@ -24,11 +24,15 @@
 #include "gpulat.h"
 #include "gpulat_drops.h"
 #include "probe_sched.h"
+#include "sized.h"
+
+/* more entries than pids would never be used */
+#define SCHED_SLOTS_MAX		(1ULL << GPULAT_PID_BITS)
 
 static unsigned int sched_slots;
 module_param(sched_slots, uint, 0444);
 MODULE_PARM_DESC(sched_slots,
-		 "start stamp table entries (0: 1024 per possible CPU)");
+		 "start stamp table entries (0: 1024 per possible CPU; at most 4194304)");
 
 struct gpulat_sched_pcpu __percpu *gpulat_sched_pc;
 u64 *gpulat_sched_stamps;
@@ -41,19 +45,51 @@ static void sched_probe_wakeup_new(void *data, struct task_struct *p)
 	sched_start(p->pid, 0, ktime_get_mono_fast_ns(), true);
 }
 
+/*
+ * sched_entries - stamp table entries for sched_slots: 0 is 1024 per
+ * possible CPU (up to the bound), at least 2^GPULAT_PST_MIN_BITS, rounded
+ * up to a power of two; over the bound only as sched_check() reports it
+ */
+static u64 sched_entries(void)
+{
+	u64 n = sched_slots;
+
+	if (!n)
+		n = min(1024ULL * num_possible_cpus(), SCHED_SLOTS_MAX);
+	return gpulat_sized_pow2(max(n, 1ULL << GPULAT_PST_MIN_BITS));
+}
+
+static void sched_sized(struct gpulat_sized *s)
+{
+	s->param = "sched_slots";
+	s->value = sched_slots;
+	s->max = SCHED_SLOTS_MAX;
+	s->bytes = sched_entries() * sizeof(u64);
+}
+
+static int sched_check(struct gpulat_family *fam)
+{
+	struct gpulat_sized s;
+
+	sched_sized(&s);
+	return gpulat_sized_check(&s);
+}
+
 static int sched_init(struct gpulat_family *fam, void __percpu *pcpu)
 {
-	unsigned long n = sched_slots;
+	/* sched_check() refused more at load */
+	u64 n = min(sched_entries(), SCHED_SLOTS_MAX);
 
 	GPULAT_CHECK_PROBE(sched_wakeup_new, sched_probe_wakeup_new);
 
-	if (!n)
-		n = 1024UL * num_possible_cpus();
-	n = roundup_pow_of_two(clamp(n, 1UL << GPULAT_PST_MIN_BITS,
-				     1UL << GPULAT_PID_BITS));
-	gpulat_sched_stamps = gl_kvcalloc(n, sizeof(u64));
-	if (!gpulat_sched_stamps)
+	gpulat_sched_stamps = gl_kvcalloc_sized(n, sizeof(u64));
+	if (!gpulat_sched_stamps) {
+		struct gpulat_sized s;
+
+		sched_sized(&s);
+		gpulat_sized_nomem(&s);
 		return -ENOMEM;
+	}
 	gpulat_sched_bits = ilog2(n);
 	gpulat_sched_mask = n - 1;
 	gpulat_sched_hi_shift = gpulat_sched_bits - SCHED_SPREAD_BITS;
@@ -109,6 +145,7 @@ struct gpulat_family gpulat_sched_family = {
 	.pcpu_size	= sizeof(struct gpulat_sched_pcpu),
 	.hist_offset	= offsetof(struct gpulat_sched_pcpu, hist),
 	.counter_offset	= offsetof(struct gpulat_sched_pcpu, counters),
+	.check		= sched_check,
 	.init		= sched_init,
 	.exit		= sched_exit,
 	.clear		= sched_clear,

@@ -306,6 +306,28 @@ int gpulat_family_switch(struct gpulat_family *fam, bool on)
 	return 0;
 }
 
+/*
+ * gpulat_registry_check - refuse, before anything is allocated, a module
+ * parameter that sizes a table this machine cannot hold (sized.h): every
+ * family's, on or off at load, since any may be switched on later
+ */
+int gpulat_registry_check(void)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < gpulat_nr_families; i++) {
+		struct gpulat_family *fam = gpulat_families[i];
+
+		ret = fam->keyed ? gpulat_keyed_check(fam->keyed) : 0;
+		if (!ret && fam->check)
+			ret = fam->check(fam);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int gpulat_registry_init(void)
 {
 	unsigned int i, j;
