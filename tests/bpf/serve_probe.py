@@ -17,6 +17,11 @@
 #                   snapshot's unix time and the command's duration
 #   serve_probe.py slot SECONDS             gpulat's bucket of a value
 #                                           that Prometheus interpolated
+#   serve_probe.py quantiles PROM EXPR HIST NAME KEY
+#                   EXPR with each q of a grid for {q} (an instant
+#                   query), against promql's bucketQuantile() over every
+#                   bucket of series NAME, key KEY, of gpulat hist --json
+#                   HIST: "SAME OF_N FIRST_DIFFERENCE"
 #   serve_probe.py abuse PORT SECONDS HOLD OUT
 #                   the abusers of the HTTP side (below); JSON to OUT
 import json
@@ -109,6 +114,81 @@ def slot(ns):
         return 0
     msb = ns.bit_length() - 1
     return 1 + ((msb - 9) << 3) + ((ns >> (msb - 3)) & 7)
+
+
+def lower(s):
+    """gpulat_hist_lower()"""
+    if s == 0:
+        return 0
+    k = 9 + ((s - 1) >> 3)
+    return (1 << k) + (((s - 1) & 7) << (k - 3))
+
+
+def le_of(s):
+    """the le gpulat serve writes for slot s, as Prometheus parses it"""
+    ns = lower(s + 1) - 1
+    return float("%d.%09d" % (ns // 10**9, ns % 10**9))
+
+
+def bucket_quantile(q, buckets):
+    """promql's bucketQuantile() (Prometheus 2's envelope; Prometheus 3
+    also ignores relative differences under 1e-12, none here): buckets
+    are (le, cumulative count), sorted, the last +Inf"""
+    if math.isnan(q):
+        return math.nan
+    if q < 0:
+        return -math.inf
+    if q > 1:
+        return math.inf
+    b, top = [], None
+    for le, c in sorted(buckets):
+        top = c if top is None or c > top else top
+        b.append((le, top))
+    if len(b) < 2 or not math.isinf(b[-1][0]) or b[-1][1] == 0:
+        return math.nan
+    rank = q * b[-1][1]
+    i = next(i for i in range(len(b)) if i == len(b) - 1 or b[i][1] >= rank)
+    if i == len(b) - 1:
+        return b[-2][0]
+    if i == 0 and b[0][0] <= 0:
+        return b[0][0]
+    start, count = 0.0, b[i][1]
+    if i > 0:
+        start = b[i - 1][0]
+        count -= b[i - 1][1]
+        rank -= b[i - 1][1]
+    # IEEE division, as Go's: 0/0 is NaN (q 0 in an empty first bucket)
+    f = rank / count if count else (math.nan if rank == 0 else math.inf)
+    return start + (b[i][0] - start) * f
+
+
+def cmd_quantiles(prom, expr, hist, name, key):
+    d = json.load(open(hist))
+    sr = [s for s in d["series"] if s["name"] == name and
+          s["key_name"] == key and s["cpu"] is None]
+    if not sr:
+        print("0 0 \"no series %s of %s\"" % (name, key))
+        return
+    per = {}
+    for lo, up, n in sr[0]["buckets"]:
+        per[225 if up is None else slot(lo)] = n
+    full, cum = [], 0
+    for s in range(225):
+        cum += per.get(s, 0)
+        full.append((le_of(s), cum))
+    full.append((math.inf, cum + per.get(225, 0)))
+    qs = [i / 100 for i in range(101)] + [0.001, 0.999, 0.9999]
+    same, diff = 0, ""
+    for q in qs:
+        r = api(prom, "query", query=expr.replace("{q}", repr(q)))["result"]
+        got = float(r[0]["value"][1]) if r else None
+        want = bucket_quantile(q, full)
+        if got is not None and (got == want or
+                                (math.isnan(got) and math.isnan(want))):
+            same += 1
+        elif not diff:
+            diff = "q %r: Prometheus %r, over every bucket %r" % (q, got, want)
+    print(same, len(qs), json.dumps(diff))
 
 
 def cmd_slot(secs):
@@ -273,6 +353,8 @@ def main():
         cmd_snap(*a[1:])
     elif a[0] == "slot":
         cmd_slot(*a[1:])
+    elif a[0] == "quantiles":
+        cmd_quantiles(*a[1:])
     elif a[0] == "abuse":
         cmd_abuse(*a[1:])
     else:

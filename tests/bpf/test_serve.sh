@@ -122,6 +122,24 @@ rules=
 if [[ -f $RULES ]]; then
 	rules="rule_files: [\"$(realpath "$RULES")\"]"
 fi
+# Prometheus 3 stores a classic histogram as one native histogram with
+# custom buckets (NHCB) when a scrape job says so; 3.0 to 3.7 also need
+# the native-histograms feature flag (Documentation/fleet.rst)
+PROM_VER=$(prometheus --version 2>&1 | sed -n 's/^prometheus, version \([0-9]*\.[0-9]*\).*/\1/p')
+nhcb=
+pflags=()
+if [[ ${PROM_VER%%.*} -ge 3 ]]; then
+	nhcb="  - job_name: gpulat_nhcb
+    convert_classic_histograms_to_nhcb: true
+    static_configs:
+      - targets: [\"127.0.0.1:$P1\"]
+    metric_relabel_configs:
+      - source_labels: [__name__]
+        regex: \"gpulat_.*_seconds\"
+        action: keep"
+	[[ ${PROM_VER%%.*} -eq 3 && ${PROM_VER#*.} -lt 8 ]] &&
+		pflags+=(--enable-feature=native-histograms)
+fi
 cat >"$T_TMP/prometheus.yml" <<EOF
 global:
   scrape_interval: 1s
@@ -132,8 +150,9 @@ scrape_configs:
   - job_name: gpulat
     static_configs:
       - targets: ["127.0.0.1:$P1"]
+$nhcb
 EOF
-prometheus --config.file="$T_TMP/prometheus.yml" \
+prometheus "${pflags[@]}" --config.file="$T_TMP/prometheus.yml" \
 	--storage.tsdb.path="$T_TMP/tsdb" --web.listen-address="$PROM" \
 	--log.level=warn >"$T_TMP/prom.log" 2>&1 &
 PROM_PID=$!
@@ -157,6 +176,15 @@ elif promtool check metrics <"$T_TMP/scrape.prom" >"$T_TMP/promtool" 2>&1; then
 else
 	not_ok "promtool check metrics # $(head -c 400 "$T_TMP/promtool")"
 fi
+# what a scrape costs: series and bytes, and the buckets it left out (a
+# histogram has 225 finite buckets at the default 8 per octave)
+read -r nser nhist nbk < <(awk '!/^#/ { n++ } /^[a-z_]+_count[{ ]/ { h++ }
+	/^[a-z_]+_bucket\{/ { b++ } END { print n, h, b }' "$T_TMP/scrape.prom")
+nfull=$((nser - nbk + nhist * 226))
+echo "# a scrape: $nser series, $(wc -c <"$T_TMP/scrape.prom") bytes; $nhist histograms, $nbk buckets written (+Inf included) of $((nhist * 226)): every bucket would be $nfull series"
+((nbk < nhist * 226)) &&
+	ok "the scrape leaves empty buckets out ($nser series, $nfull with every bucket)" ||
+	not_ok "empty buckets left out # $nbk buckets of $nhist histograms"
 
 # --- a window with a known workload --------------------------------------
 # The window is two of gpulat's snapshots, A and B, and two scrape
@@ -203,8 +231,11 @@ if p and max(pg for _, pg in p) > snap + 0.5:
 	return 1
 }
 
-# settle the new disk (what a new disk gets read once), then stay quiet
+# settle the new disk (what a new disk gets read once), then stay quiet;
+# reads as in the window once before it, so that the window's land in
+# buckets written already (the range is steady: Documentation/fleet.rst)
 dd if="$LOOP" of=/dev/null bs=4k count=16 iflag=direct 2>/dev/null
+taskset -c 0 dd if="$LOOP" of=/dev/null bs=4k count=$N iflag=direct 2>/dev/null
 sleep 1
 read -r snapA t1 pageA < <(window_edge "$T_TMP/A") ||
 	bail "snapshot A and scrape t1 # $(tail -c 300 "$T_TMP/serve.log")"
@@ -266,6 +297,47 @@ echo "# $disk reads: Prometheus $pc, gpulat hist $gc (of $N); p99 Prometheus $pp
 	(($(slot "$pp") - $(slot "$gp") <= 1 && $(slot "$gp") - $(slot "$pp") <= 1)) &&
 	ok "$disk read p99 within one gpulat bucket ($pp ns, $gp ns)" ||
 	not_ok "$disk read p99 within one bucket # Prometheus $pp, gpulat $gp"
+
+# The disk's trimmed buckets: Prometheus' quantiles are the ones over
+# every bucket.  Of an instant: what Prometheus stored at t2 against
+# promql's bucketQuantile (serve_probe.py) over all 226 buckets of
+# gpulat hist of B (the disk was quiet around both), to the bit.
+"$GPULAT" hist -D -i "$T_TMP/B" --json >"$T_TMP/b.json" ||
+	not_ok "gpulat hist -D -i B"
+sel="gpulat_block_latency_seconds_bucket$blk"
+n1=$($PROBE q "$PROM" "count($sel @ $t1)")
+n2=$($PROBE q "$PROM" "count($sel @ $t2)")
+read -r same of diff < <($PROBE quantiles "$PROM" \
+	"histogram_quantile({q}, $sel @ $t2)" "$T_TMP/b.json" \
+	block.read.device "$disk")
+[[ $same == "$of" && $of -gt 0 ]] &&
+	ok "histogram_quantile() of $disk's $n2 buckets stored at t2 = over every bucket of gpulat hist B, to the bit ($of quantiles)" ||
+	not_ok "quantiles of the trimmed buckets at t2 # $same of $of the same: $diff"
+# Of the window t1..t2: the same while its range of buckets held (a new
+# bucket's series has no value at t1: its reads are out of the sum)
+read -r same of diff < <($PROBE quantiles "$PROM" \
+	"histogram_quantile({q}, sum by (le) ($sel @ $t2 - $sel @ $t1))" \
+	"$T_TMP/d.json" block.read.device "$disk")
+if [[ $n1 == "$n2" ]]; then
+	[[ $same == "$of" && $of -gt 0 ]] &&
+		ok "histogram_quantile() of $disk's buckets t1..t2 = over every bucket of gpulat hist B-A, to the bit ($of quantiles, $n1 buckets)" ||
+		not_ok "quantiles of the trimmed buckets t1..t2 # $same of $of the same: $diff"
+else
+	skip "quantiles of the trimmed buckets t1..t2" "the range grew in the window, $n1 to $n2 buckets (the reads reached new buckets): $same of $of the same"
+fi
+# Stored as native histograms with custom buckets (Prometheus 3): the
+# same quantiles, as far as its arithmetic goes
+if [[ -z $nhcb ]]; then
+	skip "native histograms with custom buckets (convert_classic_histograms_to_nhcb)" "Prometheus ${PROM_VER:-unknown} here; the option needs 3.0 or later"
+else
+	nsel="gpulat_block_latency_seconds{job=\"gpulat_nhcb\",device=\"$disk\",op=\"read\",stage=\"device\"}"
+	read -r same of diff < <($PROBE quantiles "$PROM" \
+		"histogram_quantile({q}, $nsel @ $t2)" "$T_TMP/b.json" \
+		block.read.device "$disk" 1e-9)
+	[[ $same == "$of" && $of -gt 0 ]] &&
+		ok "Prometheus $PROM_VER stores the histograms as NHCB: histogram_quantile() at t2 = over every bucket of gpulat hist B ($of quantiles)" ||
+		not_ok "NHCB quantiles at t2 # Prometheus $PROM_VER: $same of $of within 1e-9: $diff"
+fi
 
 # The run queue: every task of the host wakes up, all the time (here,
 # thousands a second while a build runs beside the test); A and B are
