@@ -8,6 +8,7 @@
 #ifndef _GPULAT_USER_SERVE_H
 #define _GPULAT_USER_SERVE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,11 +62,42 @@ void serve_http_stop(struct serve_http *h);
 void serve_http_counts(struct serve_http *h, uint64_t *refused);
 /* serve_http_where - "HOST:PORT" it listens on, the port as bound */
 const char *serve_http_where(struct serve_http *h, char *buf, size_t len);
+/*
+ * serve_peer - who holds the slots of connection @fd: "uid N" for a
+ * client on this host (the owner of its socket), else its address
+ */
+void serve_peer(int fd, char *buf, size_t len);
 /* serve_http_available - whether this build has HTTP (libmicrohttpd) */
 bool serve_http_available(void);
 
 /* serve_textfile - write @buf to DIR/gpulat.prom atomically; 0 or -errno */
 int serve_textfile(const char *dir, const char *buf, size_t len);
+
+/*
+ * The textfile's writer thread: it writes the newest page it was handed;
+ * a page replaced before it was written is not written (the next one is
+ * newer), and counted.
+ */
+struct serve_tf {
+	const char *dir;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	char *buf;			/* the next page, NULL: none */
+	size_t len;
+	bool stop, on, failed;
+	uint64_t skipped;		/* pages replaced unwritten */
+};
+
+/*
+ * serve_tf_start - sweep @dir of what a killed writer left, start the
+ * thread; 0 or -errno after a message
+ */
+int serve_tf_start(struct serve_tf *t, const char *dir);
+/* serve_tf_hand - a copy of @buf for the thread to write */
+void serve_tf_hand(struct serve_tf *t, const char *buf, size_t len);
+/* serve_tf_stop - the last page written (SERVE_TEXTFILE_STOP_S at most) */
+void serve_tf_stop(struct serve_tf *t);
 
 /* serve_loop - the daemon, until SIGINT or SIGTERM; an enum gpulat_exit */
 int serve_loop(const struct gpulat_opts *o);
