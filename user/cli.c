@@ -391,7 +391,7 @@ static int cli_drill_arg(struct gpulat_opts *o, const char *arg, int *nr,
 	o->drill = drill_kind_lookup(arg);
 	if (o->drill < 0)
 		return cli_error(err, cmd,
-				 "unknown drill '%s' (drills: cpu, disk, net, irq)",
+				 "unknown drill '%s' (drills: cpu, disk, net, irq; clean removes what killed drills left)",
 				 arg);
 	return 0;
 }
@@ -401,7 +401,7 @@ static int cli_drill_check(struct gpulat_opts *o, int nr, const char *cmd,
 			   FILE *err)
 {
 	if (!nr)
-		return cli_error(err, cmd, "which drill? cpu, disk, net or irq");
+		return cli_error(err, cmd, "which drill? cpu, disk, net or irq (or clean)");
 	if (o->has_duration && (o->duration_s < 1 || o->duration_s > DRILL_MAX_S))
 		return cli_error(err, cmd, "bad duration: a drill lasts 1 to %.0f s",
 				 DRILL_MAX_S);

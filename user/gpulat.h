@@ -70,7 +70,7 @@ enum gpulat_args {
 	GPULAT_ARGS_FAMILIES,	/* FAMILY..., at least one (enable, disable) */
 	GPULAT_ARGS_HIST,	/* [FAMILY...] [INTERVAL [COUNT]] */
 	GPULAT_ARGS_CGROUPS,	/* PATH..., 1 to GPULAT_CG_WATCH_MAX */
-	GPULAT_ARGS_DRILL,	/* cpu|disk|net|irq, exactly one (drill) */
+	GPULAT_ARGS_DRILL,	/* cpu|disk|net|irq|clean, exactly one (drill) */
 };
 
 /* One command: what dispatch, help and parsing need of it. */
