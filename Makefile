@@ -21,7 +21,7 @@ include user/user.mk
 include scripts/install.mk
 
 .PHONY: all module module-clean guest guest-tests setup checkpatch \
-	modules-check vmtest check demo run clean bench bench-host bench-quick bpftest scenarios \
+	modules-check vmtest check demo run clean bench bench-host bench-quick bench-scale bpftest scenarios \
 	script-tests guest-stress stress stress-quick check-debug stress-debug
 
 all: user
@@ -203,6 +203,15 @@ bench-host: user
 # A short run that keeps the benchmark working; no thresholds.
 bench-quick:
 	scripts/bench --quick
+
+# A host of many CPUs and keys (16 disks, 8 veth pairs, 256 IRQ handlers,
+# 100 cgroups) at 16 and 64 vCPUs, both sources: memory, snapshot time,
+# serve's /metrics and CPU, projected to 224 CPUs
+# (Documentation/overhead.rst, "Scale").  Not in make check (about 20
+# minutes).  Results in build/bench/results-scale-FLAVOR.json.
+BENCH_SCALE_KERNEL ?= 6.12
+bench-scale:
+	scripts/bench-scale --kernel $(BENCH_SCALE_KERNEL)
 
 # vmrun builds the module and the tool (messages in build/demo/vmrun.log);
 # the scripts install the packages they need, and no more than the demo
