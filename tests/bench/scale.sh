@@ -17,12 +17,14 @@
 #
 # Output, one line each (the host's report parses them):
 #   SCALE setup KEY VALUE                what was built, and how many
-#   SCALE ref gzip_ns NS bytes N         the reference workload (below)
+#   SCALE ref gzip_ns NS bytes N         the reference workload (below),
+#                                        at the start and at the end
 #   SCALE SOURCE mem KEY VALUE           memory, in bytes
 #   SCALE SOURCE snap calls N median_ns M min_ns A max_ns B bytes S series K cpus C
 #   SCALE SOURCE metrics KEY VALUE       bytes, gzip6_bytes, gzip_http_bytes
 #                                        (0: the server does not compress),
-#                                        series, scrape_ns (median), scrape_max_ns
+#                                        series, scrape_ns (median), scrape_max_ns,
+#                                        gzip_scrape_ns (one, Accept-Encoding: gzip)
 #   SCALE SOURCE serve cpu_ticks T wall_s W hz H rss_kb R
 #   SCALE skip SOURCE REASON...
 #   SCALE done
@@ -111,8 +113,10 @@ sleep 3
 setup cgroups "$(ls -d $CG/cg[0-9]* | wc -l)"
 setup cgroup_procs "$(cat $CG/cg*/cgroup.procs | wc -l)"
 
-# The reference workload (see above).
-if [ -n "$gzip" ]; then
+# The reference workload (see above), at the start and at the end: the
+# host's other load changes the emulator's pace meanwhile.
+ref() {
+	[ -n "$gzip" ] || return 0
 	seq 1 200000 >/tmp/ref.txt
 	# 3 blocks of 5 runs, the fastest block (/proc/uptime: 10 ms ticks)
 	best=""
@@ -126,7 +130,8 @@ if [ -n "$gzip" ]; then
 	done
 	echo "SCALE ref gzip_ns $best bytes $(wc -c </tmp/ref.gz)"
 	rm -f /tmp/ref.txt /tmp/ref.gz
-fi
+}
+ref
 
 # --- one source -------------------------------------------------------------
 
@@ -168,8 +173,9 @@ serve_measure() {
 	set -- $times
 	med=$(printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { printf "%d", a[int((NR + 1) / 2)] * 1e9 }')
 	max=$(printf '%s\n' "$@" | sort -n | awk 'END { printf "%d", $1 * 1e9 }')
-	"$curl" -s -H 'Accept-Encoding: gzip' -D /tmp/metrics.hdr -o /tmp/metrics.body \
-		http://127.0.0.1:$PORT/metrics || fail "gzip scrape failed"
+	# the first scrape of this page that asks for gzip: its compression
+	gz_t=$("$curl" -s -H 'Accept-Encoding: gzip' -D /tmp/metrics.hdr -o /tmp/metrics.body \
+		-w '%{time_total}' http://127.0.0.1:$PORT/metrics) || fail "gzip scrape failed"
 	if grep -qi '^content-encoding: *gzip' /tmp/metrics.hdr; then
 		gz_http=$(wc -c </tmp/metrics.body)
 	else
@@ -178,6 +184,7 @@ serve_measure() {
 	echo "SCALE $src metrics bytes $(wc -c </tmp/metrics.txt)"
 	echo "SCALE $src metrics gzip6_bytes $("$gzip" -6 -c /tmp/metrics.txt | wc -c)"
 	echo "SCALE $src metrics gzip_http_bytes $gz_http"
+	echo "SCALE $src metrics gzip_scrape_ns $(echo "$gz_t" | awk '{ printf "%d", $1 * 1e9 }')"
 	echo "SCALE $src metrics series $(grep -vc '^#' /tmp/metrics.txt)"
 	echo "SCALE $src metrics families $(grep -c '^# TYPE' /tmp/metrics.txt)"
 	echo "SCALE $src metrics scrape_ns $med"
@@ -274,4 +281,5 @@ for s in $sources; do
 	*) fail "unknown source $s" ;;
 	esac
 done
+ref
 echo "SCALE done"
