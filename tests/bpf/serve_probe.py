@@ -24,8 +24,12 @@
 #                   HIST: "SAME OF_N FIRST_DIFFERENCE"
 #   serve_probe.py abuse PORT SECONDS HOLD OUT
 #                   the abusers of the HTTP side (below); JSON to OUT
+# idna is imported when a name is first resolved: before an abuser drops
+# to a user who may not read this Python's library
+import encodings.idna  # noqa: F401
 import json
 import math
+import os
 import select
 import socket
 import subprocess
@@ -202,10 +206,10 @@ def cmd_slot(secs):
 #
 # (a) slowloris: 8 connections from 127.0.0.2, a request line, then a
 #     header one byte a second, never finished; one the server closes is
-#     opened again at once, as a slowloris does;
+#     opened again at once, as a slowloris does (as user 65534);
 # (b) 100 connections from 127.0.0.3, opened and held, nothing sent, from
-#     half-way through;
-# (c) a 1 MiB header from 127.0.0.4, every 2 s.
+#     half-way through (as user 65533);
+# (c) a 1 MiB header from 127.0.0.4, every 2 s (as user 65532).
 # For SECONDS, then every socket is held, silent, for HOLD seconds more
 # or until the server has closed them all.  OUT gets, for each
 # connection of (a) and (b), when it was opened and when the server
@@ -287,52 +291,94 @@ def slowloris(port, t0):
     return c
 
 
-def cmd_abuse(port, secs, hold, out):
-    port, secs, hold = int(port), float(secs), float(hold)
-    t0 = time.monotonic()
+def slow_loop(port, secs, hold, t0):
     slow = [slowloris(port, t0) for _ in range(8)]
     done = []		# slowloris connections the server closed
-    many = []
-    big = []
-    threads = []
-    next_byte = next_big = 0.0
-    while True:
-        now = time.monotonic() - t0
-        if now >= secs:
-            break
-        if not many and now >= secs / 2:
-            many = [Conn("127.0.0.3", port, t0) for _ in range(100)]
-        if now >= next_byte:
+    next_byte = 0.0
+    while time.monotonic() - t0 < secs:
+        if time.monotonic() - t0 >= next_byte:
             for c in slow:
                 c.send(b"a")
             next_byte += 1.0
-        if now >= next_big:
-            th = threading.Thread(target=big_request, args=(port, big, t0))
-            th.start()
-            threads.append(th)
-            next_big += 2.0
         for i, c in enumerate(slow):
             if c.poll() or c.closed is not None:
                 done.append(c)
                 slow[i] = slowloris(port, t0)
-        for c in many:
-            c.poll()
         time.sleep(0.05)
     while time.monotonic() - t0 < secs + hold:
-        for c in slow + many:
+        for c in slow:
             c.poll()
-        if all(c.closed is not None for c in slow + many):
+        if all(c.closed is not None for c in slow):
             break
+        time.sleep(0.05)
+    return {"slow_cut": [c.row() for c in done],
+            "slow_left": [c.row() for c in slow]}
+
+
+def many_loop(port, secs, hold, t0):
+    while time.monotonic() - t0 < secs / 2:
+        time.sleep(0.05)
+    many = [Conn("127.0.0.3", port, t0) for _ in range(100)]
+    while time.monotonic() - t0 < secs + hold:
+        for c in many:
+            c.poll()
+        if all(c.closed is not None for c in many):
+            break
+        time.sleep(0.05)
+    return {"many": [c.row() for c in many],
+            "many_errors": sorted({c.err for c in many if c.err})}
+
+
+def big_loop(port, secs, t0):
+    big, threads, next_big = [], [], 0.0
+    while time.monotonic() - t0 < secs:
+        if time.monotonic() - t0 >= next_big:
+            th = threading.Thread(target=big_request, args=(port, big, t0))
+            th.start()
+            threads.append(th)
+            next_big += 2.0
         time.sleep(0.05)
     for th in threads:
         th.join(10)
-    json.dump({"seconds": secs, "slow_cut": [c.row() for c in done],
-               "slow_left": [c.row() for c in slow],
-               "many": [c.row() for c in many],
-               "many_errors": sorted({c.err for c in many if c.err}),
-               "big": big}, open(out, "w"))
-    for c in done + slow + many:
-        c.s.close()
+    return {"big": big}
+
+
+def as_user(uid, fn, *args):
+    """fn(*args) in a child process of user @uid: gpulat serve bounds a
+    local user's connections, whatever its addresses, so each abuser is a
+    user of its own (and none the scraper, root); (pid, pipe)"""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        code = 1
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            data = json.dumps(fn(*args)).encode()
+            while data:
+                data = data[os.write(w, data):]
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    return pid, r
+
+
+def cmd_abuse(port, secs, hold, out):
+    port, secs, hold = int(port), float(secs), float(hold)
+    t0 = time.monotonic()
+    kids = [as_user(65534, slow_loop, port, secs, hold, t0),
+            as_user(65533, many_loop, port, secs, hold, t0),
+            as_user(65532, big_loop, port, secs, t0)]
+    d = {"seconds": secs}
+    for pid, r in kids:
+        with os.fdopen(r, "rb") as f:
+            data = f.read()
+        os.waitpid(pid, 0)
+        d.update(json.loads(data) if data else {})
+    json.dump(d, open(out, "w"))
 
 
 def main():

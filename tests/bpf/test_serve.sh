@@ -6,8 +6,10 @@
 # device, a CPU with two hogs and a sleeper) agrees with gpulat hist of
 # two snapshots around it: the disk's count exactly, p99s within one
 # gpulat bucket, the run queue's count within a stated tolerance; the
-# HTTP side keeps serving scrapes under slowloris, a connection flood and
-# a 1 MiB header, with bounded memory, and closes the abusers itself; the
+# HTTP side keeps serving root's scrapes under slowloris, a connection
+# flood and a 1 MiB header (each from a user of its own: a local user's
+# connections are bounded together, whatever its addresses), with bounded
+# memory, and closes the abusers itself; the
 # fleet's dashboard and rules (scripts/fleet), when there, check against
 # the real scrape and evaluate without errors.
 #
@@ -293,10 +295,20 @@ echo "# $disk reads: Prometheus $pc, gpulat hist $gc (of $N); p99 Prometheus $pp
 [[ $pc == "$N" && $gc == "$N" ]] &&
 	ok "$disk read device count t1..t2 = gpulat hist B-A = $N" ||
 	not_ok "$disk read device count # Prometheus $pc, gpulat $gc, of $N"
+# within one bucket; where the disk's range of buckets grew in the window
+# (reads reached buckets never written before: their series begin in
+# it), within the octave whose bounds were written all along
+sel="gpulat_block_latency_seconds_bucket$blk"
+n1=$($PROBE q "$PROM" "count($sel @ $t1)")
+n2=$($PROBE q "$PROM" "count($sel @ $t2)")
+tol=1 within="one gpulat bucket"
+if [[ $n1 != "$n2" ]]; then
+	tol=8 within="an octave (its range grew, $n1 to $n2 buckets)"
+fi
 [[ $pp =~ ^[0-9]+$ && $gp -gt 0 ]] &&
-	(($(slot "$pp") - $(slot "$gp") <= 1 && $(slot "$gp") - $(slot "$pp") <= 1)) &&
-	ok "$disk read p99 within one gpulat bucket ($pp ns, $gp ns)" ||
-	not_ok "$disk read p99 within one bucket # Prometheus $pp, gpulat $gp"
+	(($(slot "$pp") - $(slot "$gp") <= tol && $(slot "$gp") - $(slot "$pp") <= tol)) &&
+	ok "$disk read p99 within $within ($pp ns, $gp ns)" ||
+	not_ok "$disk read p99 within $within # Prometheus $pp, gpulat $gp"
 
 # The disk's trimmed buckets: Prometheus' quantiles are the ones over
 # every bucket.  Of an instant: what Prometheus stored at t2 against
@@ -304,9 +316,6 @@ echo "# $disk reads: Prometheus $pc, gpulat hist $gc (of $N); p99 Prometheus $pp
 # gpulat hist of B (the disk was quiet around both), to the bit.
 "$GPULAT" hist -D -i "$T_TMP/B" --json >"$T_TMP/b.json" ||
 	not_ok "gpulat hist -D -i B"
-sel="gpulat_block_latency_seconds_bucket$blk"
-n1=$($PROBE q "$PROM" "count($sel @ $t1)")
-n2=$($PROBE q "$PROM" "count($sel @ $t2)")
 read -r same of diff < <($PROBE quantiles "$PROM" \
 	"histogram_quantile({q}, $sel @ $t2)" "$T_TMP/b.json" \
 	block.read.device "$disk")
@@ -455,8 +464,8 @@ PYEOF
 	ok "the daemon's VmRSS grows by less than $((RSS_MAX_KB / 1024)) MiB ($((rss_max - rss0)) kB)" ||
 	not_ok "VmRSS growth # $rss0 -> $rss_max kB"
 ((est2 <= 8 && est3 <= 8)) &&
-	ok "at most 8 connections per client address ($est2 slowloris, $est3 of 100)" ||
-	not_ok "per-address bound # $est2, $est3"
+	ok "at most 8 connections per peer, each abuser a user of its own ($est2 slowloris, $est3 of 100)" ||
+	not_ok "per-peer bound # $est2, $est3"
 check "the flood's connections over the bound are closed at once (>= 92 of 100 within 1 s)" \
 	"len(d['many']) == 100 and sum(1 for o, c in d['many'] if c is not None and c - o < 1) >= 92" \
 	"$T_TMP/abuse.json"

@@ -6,7 +6,11 @@
  * gpulat's upper bounds less 1 ns, exact in decimal.  Of a histogram's
  * buckets only those from one empty bucket below the lowest non-empty
  * one to the highest non-empty one are written (prom_bucket_range), the
- * range of each label set never shrinking (struct prom_span).
+ * range of each label set never shrinking (struct prom_span), and above
+ * it the bounds of every octave: a label set's series of those exist
+ * from its first samples on, so a window in which its range grows still
+ * has every octave's count whole (its quantiles within an octave, not a
+ * bucket: the new buckets' series begin in it).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -508,7 +512,9 @@ static void prom_hist(FILE *f, struct prom_state *p,
 		prom_span(p, e, &lo, &hi);
 	for (i = 0; i < GPULAT_HIST_OVERFLOW; i++) {
 		cum += e->h.slots[i];
-		if (i < lo || i > hi || !prom_bucket_kept(i, p->per_octave))
+		/* above the range, the octaves' bounds: prom_span */
+		if (lo > hi || i < lo ||
+		    !prom_bucket_kept(i, i > hi ? 1 : p->per_octave))
 			continue;
 		fprintf(f, "%s_bucket{%s%sle=\"%s\"} %" PRIu64 "\n", name,
 			e->labels, sep, prom_le(le, sizeof(le), i), cum);
