@@ -324,6 +324,9 @@ static int cli_serve(struct gpulat_opts *o, int opt, const char *arg,
 		o->has_file_mode = true;
 		return 0;
 	}
+	case 'U':
+		o->serve_all_buckets = true;
+		return 0;
 	case 'K':
 		if (cli_uint(arg, 1, 1000, &o->flight_keep))
 			return cli_error(err, cmd,
@@ -460,6 +463,7 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 		{ "flight-keep", required_argument,	NULL, 'K' },
 		{ "flight-max-bytes", required_argument, NULL, 'B' },
 		{ "mode",	required_argument,	NULL, 'M' },
+		{ "all-buckets", no_argument,		NULL, 'U' },
 		{ "verdict",	required_argument,	NULL, 'R' },
 		{ "trigger",	required_argument,	NULL, 'g' },
 		{ "cgroup",	required_argument,	NULL, 'c' },

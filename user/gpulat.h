@@ -161,6 +161,7 @@ struct gpulat_opts {
 	const char *flight;	/* --flight DIR */
 	unsigned long serve_buckets;	/* --buckets: per power of two */
 	unsigned long serve_max_keys;	/* --max-keys: per metric */
+	bool serve_all_buckets;		/* --all-buckets: none trimmed */
 	double flight_before_s, flight_after_s, flight_gap_s;
 	unsigned long flight_keep;	/* --flight-keep */
 	unsigned long long flight_max_bytes;	/* --flight-max-bytes */

@@ -39,6 +39,9 @@ static const char usage_serve[] =
 "  --textfile DIR         write DIR/" SERVE_TEXTFILE_NAME " for node_exporter\n"
 "  --buckets N            buckets per power of two: 8 (exact, default), 4, 2, 1\n"
 "  -C, --per-cpu          a cpu label on per-CPU series (many more series)\n"
+"  --all-buckets          every bucket, empty ones too (fixed bounds; by\n"
+"                         default the empty ones around a histogram's\n"
+"                         range are left out: Documentation/fleet.rst)\n"
 "  --max-keys N           keys (disks, devices, IRQs) per metric exported by\n"
 "                         name, the rest summed as \"_other\" (default 32)\n"
 "  -t, --threshold FAMILY=DURATION  the trace threshold while it runs\n"
@@ -66,6 +69,6 @@ const struct gpulat_command cmd_serve = {
 	.name = "serve",
 	.summary = "export every series to Prometheus; flight recorder",
 	.usage = usage_serve,
-	.optstring = "hCt:L:T:F:b:k:W:A:G:K:B:M:g:R:",
+	.optstring = "hCt:L:T:F:b:k:W:A:G:K:B:M:Ug:R:",
 	.run = serve_run,
 };

@@ -275,6 +275,8 @@ static int serve_start(struct serve *sv, uint32_t *major, uint32_t *minor)
 	if (o->serve_max_keys)
 		sv->p.max_keys = o->serve_max_keys;
 	sv->p.per_cpu = o->per_cpu;
+	if (o->serve_all_buckets)
+		sv->p.all_buckets = true;
 	sv->p.xid_from_ns = serve_mono_ns();
 	sv->p.root = getenv("GPULAT_SYSROOT");
 	sv->p.version = gpulat_version();
