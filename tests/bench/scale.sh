@@ -14,6 +14,7 @@
 #   irqs=N         IRQ handlers (256)          cgroups=N cgroups (100)
 #   calls=N        snapshots timed (50)        cpu_s=S   serve's CPU window (60)
 #   scrapes=N      /metrics scrapes timed (5)  sources="kmod bpf"
+#   serve_args=".." more options for gpulat serve (e.g. --verdict 0)
 #
 # Output, one line each (the host's report parses them):
 #   SCALE setup KEY VALUE                what was built, and how many
@@ -36,11 +37,11 @@
 set -u
 
 bin=/gpulat/bin irqmany="" ip=ip curl="" gzip="" disks=16 veths=8 irqs=256
-cgroups=100 calls=50 cpu_s=60 scrapes=5 sources="kmod bpf"
+cgroups=100 calls=50 cpu_s=60 scrapes=5 sources="kmod bpf" serve_args=""
 for a in "$@"; do
 	case $a in
 	bin=* | irqmany=* | ip=* | curl=* | gzip=* | disks=* | veths=* | irqs=* | \
-		cgroups=* | calls=* | cpu_s=* | scrapes=* | sources=*)
+		cgroups=* | calls=* | cpu_s=* | scrapes=* | sources=* | serve_args=*)
 		eval "${a%%=*}=\${a#*=}" ;;
 	*) echo "scale: unknown argument $a"; exit 2 ;;
 	esac
@@ -66,6 +67,7 @@ uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 setup cpus "$(grep -c ^processor /proc/cpuinfo)"
 setup possible "$(cat /sys/devices/system/cpu/possible)"
 setup kernel "$(uname -r)"
+setup serve_args "${serve_args:-none}"
 
 modprobe null_blk nr_devices="$disks" gb=1 bs=4096 ||
 	fail "modprobe null_blk nr_devices=$disks failed"
@@ -148,7 +150,9 @@ serve_measure() {
 		echo "SCALE skip $src no HTTP tool or curl in the guest (make guest-dyn)"
 		return
 	fi
-	$HTTP_GPULAT --source "$kind" serve --listen 127.0.0.1:$PORT >/tmp/serve.log 2>&1 &
+	# shellcheck disable=SC2086 # one word per option
+	$HTTP_GPULAT --source "$kind" serve --listen 127.0.0.1:$PORT $serve_args \
+		>/tmp/serve.log 2>&1 &
 	srv=$!
 	i=0
 	while ! "$curl" -sf -o /dev/null http://127.0.0.1:$PORT/metrics; do
