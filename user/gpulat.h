@@ -231,6 +231,12 @@ bool gpulat_fresh_note(const struct gl_source *src, double seconds);
 #define GPULAT_FRESH_SECONDS	2.0
 
 /*
+ * gpulat_pins_swept - what gpulat attaches and detaches killed before
+ * they finished left (their process gone, their lock free): removed, as
+ * any command on the pinned source would, and said on @f
+ */
+void gpulat_pins_swept(FILE *f);
+/*
  * gpulat_file_mode - the mode of the files a command writes: --mode, or
  * GL_OUT_PRIVATE (outfile.h)
  */

@@ -27,6 +27,19 @@ trap t_cleanup EXIT
 ok() { T_N=$((T_N + 1)); echo "ok $T_N $*"; }
 not_ok() { T_N=$((T_N + 1)); T_FAIL=$((T_FAIL + 1)); echo "not ok $T_N $*"; }
 
+# stop PID: SIGTERM, 10 s to go, then SIGKILL; reaped
+stop() {
+	local p=$1 i
+	[[ -n $p ]] || return 0
+	kill "$p" 2>/dev/null
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$p" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+}
+
 # spawn CMD...: run in the background, killed at exit
 spawn() {
 	"$@" >/dev/null 2>&1 &

@@ -33,18 +33,6 @@ ATTACHED=
 IMG=
 LOOP=
 
-# stop PID: SIGTERM, 10 s to go, then SIGKILL; reaped
-stop() {
-	local p=$1 i
-	[[ -n $p ]] || return 0
-	kill "$p" 2>/dev/null
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$p" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -9 "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
-}
 serve_cleanup() {
 	stop "$PROM_PID"
 	stop "$SERVE_PID"

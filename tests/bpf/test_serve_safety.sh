@@ -21,17 +21,6 @@ SERVE_PID=
 ATTACHED=
 KEEP=
 
-stop() {
-	local p=$1 i
-	[[ -n $p ]] || return 0
-	kill "$p" 2>/dev/null
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$p" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -9 "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
-}
 safety_cleanup() {
 	stop "$SERVE_PID"
 	[[ -n $KEEP ]] && kill "$KEEP" 2>/dev/null

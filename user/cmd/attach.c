@@ -9,25 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "bpf_pin.h"
 #include "gpulat.h"
-
-/* attach_swept - what killed attaches and detaches left, removed and said */
-static void attach_swept(FILE *f)
-{
-	char said[1024], *p, *n;
-
-	if (!gl_bpf_pin_sweep_said(said, sizeof(said)))
-		return;
-	for (p = said; p; p = n) {
-		n = strstr(p, "; ");
-		if (n) {
-			*n = '\0';
-			n += 2;
-		}
-		fprintf(f, "gpulat: removed %s\n", p);
-	}
-}
 
 /* attach_run - gpulat attach, gpulat detach */
 static int attach_run(const struct gpulat_opts *o)
@@ -36,7 +18,7 @@ static int attach_run(const struct gpulat_opts *o)
 	char msg[512];
 	int ret;
 
-	attach_swept(stderr);
+	gpulat_pins_swept(stderr);
 	ret = on ? gl_source_bpf_pin(msg, sizeof(msg)) :
 		   gl_source_bpf_unpin(msg, sizeof(msg));
 	if (ret) {

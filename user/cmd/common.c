@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpf_pin.h"
 #include "gpulat.h"
 #include "outfile.h"
 
@@ -95,6 +96,23 @@ bool gpulat_fresh_wait(const struct gl_source *src, double seconds)
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 	return true;
+}
+
+/* gpulat_pins_swept - see gpulat.h */
+void gpulat_pins_swept(FILE *f)
+{
+	char said[1024], *p, *n;
+
+	if (!gl_bpf_pin_sweep_said(said, sizeof(said)))
+		return;
+	for (p = said; p; p = n) {
+		n = strstr(p, "; ");
+		if (n) {
+			*n = '\0';
+			n += 2;
+		}
+		fprintf(f, "gpulat: removed %s\n", p);
+	}
 }
 
 mode_t gpulat_file_mode(const struct gpulat_opts *o)

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bpf_pin.h"
 #include "drill.h"
 #include "gpulat.h"
 #include "gpulat_hist.h"
@@ -24,27 +23,6 @@
 /* What drills killed before they cleaned up left (status_run's). */
 static struct drill_sweep status_left;
 static bool status_left_read;
-
-/*
- * status_pins_swept - what gpulat attaches and detaches killed before
- * they finished left (their process gone, their lock free): removed, as
- * any command on the pinned source would, and said
- */
-static void status_pins_swept(FILE *f)
-{
-	char said[1024], *p, *n;
-
-	if (!gl_bpf_pin_sweep_said(said, sizeof(said)))
-		return;
-	for (p = said; p; p = n) {
-		n = strstr(p, "; ");
-		if (n) {
-			*n = '\0';
-			n += 2;
-		}
-		fprintf(f, "gpulat: removed %s\n", p);
-	}
-}
 
 /* status_text_left - the leftovers of killed drills, and what removes them */
 static void status_text_left(FILE *f)
@@ -597,7 +575,7 @@ int status_run(const struct gpulat_opts *o)
 	} else {
 		/* the host's state, whatever the source says */
 		status_left_read = !drill_sweep(&status_left, false);
-		status_pins_swept(stderr);
+		gpulat_pins_swept(stderr);
 		v.kernel = gpulat_kernel_release(kernel, sizeof(kernel));
 		v.clock = true;
 		ret = gpulat_source_open(o, &src, &v.module_major,
