@@ -52,6 +52,14 @@ static bool flight_is_bundle(const char *name)
 	       !strcmp(name + len - slen, FLIGHT_SUFFIX);
 }
 
+/* flight_st_bytes - what a file takes of the disk: its blocks, or its size */
+static uint64_t flight_st_bytes(const struct stat *st)
+{
+	uint64_t blocks = (uint64_t)st->st_blocks * 512;
+
+	return blocks > (uint64_t)st->st_size ? blocks : (uint64_t)st->st_size;
+}
+
 /* flight_make_room - see flight_int.h */
 uint64_t flight_make_room(struct flight *fl, uint64_t need,
 			  unsigned long slots, bool remove)
@@ -81,8 +89,7 @@ uint64_t flight_make_room(struct flight *fl, uint64_t need,
 		}
 		files[n].name = strdup(de->d_name);
 		files[n].mtime = st.st_mtim;
-		files[n].bytes = (uint64_t)st.st_blocks * 512 > (uint64_t)st.st_size ?
-				 (uint64_t)st.st_blocks * 512 : (uint64_t)st.st_size;
+		files[n].bytes = flight_st_bytes(&st);
 		if (files[n].name) {
 			bytes += files[n].bytes;
 			n++;
@@ -164,8 +171,7 @@ static int flight_pack(struct flight *fl, struct report *r,
 		gl_out_abort(&out);
 		goto fail;
 	}
-	bytes = (uint64_t)st.st_blocks * 512 > (uint64_t)st.st_size ?
-		(uint64_t)st.st_blocks * 512 : (uint64_t)st.st_size;
+	bytes = flight_st_bytes(&st);
 	if (bytes > fl->o.dir_bytes) {
 		gl_out_abort(&out);
 		snprintf(err, sizeof(err), "a bundle of %llu bytes does not fit in --flight-max-bytes %llu",
