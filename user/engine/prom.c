@@ -634,6 +634,19 @@ static void prom_scalar(FILE *f, const char *name, const char *type,
 	fprintf(f, "%s %" PRIu64 "\n", name, v);
 }
 
+/* prom_counters_by - a counter of one sample per value of @label */
+static void prom_counters_by(FILE *f, const char *name, const char *help,
+			     const char *label, const char *const *values,
+			     const uint64_t *v, size_t n)
+{
+	size_t i;
+
+	prom_header(f, name, "counter", help);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s{%s=\"%s\"} %" PRIu64 "\n", name, label,
+			values[i], v[i]);
+}
+
 static void prom_self(FILE *f, const struct prom_state *p)
 {
 	static const char *const cause[PROM_NR_CAUSES] = {
@@ -680,27 +693,21 @@ static void prom_self(FILE *f, const struct prom_state *p)
 		    "Snapshots the daemon failed to take", p->snapshot_errors);
 	prom_scalar(f, "gpulat_flight_bundles_total", "counter",
 		    "Flight recorder bundles written", p->flight_bundles);
-	prom_header(f, "gpulat_flight_triggers_total", "counter",
-		    "Flight recorder triggers, by cause");
-	for (i = 0; i < PROM_NR_CAUSES; i++)
-		fprintf(f, "gpulat_flight_triggers_total{cause=\"%s\"} %" PRIu64 "\n",
-			cause[i], p->flight_triggers[i]);
+	prom_counters_by(f, "gpulat_flight_triggers_total",
+			 "Flight recorder triggers, by cause", "cause", cause,
+			 p->flight_triggers, PROM_NR_CAUSES);
 	prom_scalar(f, "gpulat_flight_suppressed_total", "counter",
 		    "Flight recorder triggers that wrote no bundle (rate limit, one in progress)",
 		    p->flight_suppressed);
-	prom_header(f, "gpulat_flight_bundles_failed_total", "counter",
-		    "Flight recorder bundles triggered but not kept, by reason");
-	for (i = 0; i < PROM_NR_FAILS; i++)
-		fprintf(f, "gpulat_flight_bundles_failed_total{reason=\"%s\"} %" PRIu64 "\n",
-			fail[i], p->flight_failed[i]);
+	prom_counters_by(f, "gpulat_flight_bundles_failed_total",
+			 "Flight recorder bundles triggered but not kept, by reason",
+			 "reason", fail, p->flight_failed, PROM_NR_FAILS);
 	prom_scalar(f, "gpulat_flight_folder_bytes", "gauge",
 		    "Bytes of the flight recorder's bundles in its folder",
 		    p->flight_bytes);
-	prom_header(f, "gpulat_http_refused_total", "counter",
-		    "Connections closed unanswered or cut, by reason");
-	for (i = 0; i < PROM_NR_REFUSES; i++)
-		fprintf(f, "gpulat_http_refused_total{reason=\"%s\"} %" PRIu64 "\n",
-			refuse[i], p->http_refused[i]);
+	prom_counters_by(f, "gpulat_http_refused_total",
+			 "Connections closed unanswered or cut, by reason",
+			 "reason", refuse, p->http_refused, PROM_NR_REFUSES);
 	prom_header(f, "gpulat_exporter_other_keys", "gauge",
 		    "Keys of a metric over the bound, summed under the label value _other");
 	for (i = 0; i < GL_NR_METRICS; i++)
