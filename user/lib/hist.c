@@ -41,6 +41,30 @@ void gl_hist_add_series(struct gl_hist *h, const struct gpulat_series *sr,
 		h->slots[i] += sr->buckets[i];
 }
 
+/*
+ * gl_series_first - index of the first series at or after (@family, @id,
+ * @key, cpu 0) in the sorted series: a diagnosis asks once per series, so
+ * a walk from the start would grow with the square of the CPUs
+ */
+static size_t gl_series_first(const struct gl_snapshot *s, uint32_t family,
+			      uint32_t id, uint64_t key)
+{
+	const struct gpulat_series *sr;
+	size_t lo = 0, hi = s->nr_series, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		sr = gl_snapshot_series(s, mid);
+		if (sr->family < family ||
+		    (sr->family == family && (sr->id < id ||
+		     (sr->id == id && sr->key < key))))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* gl_hist_merge_common - sum matching series into @out; count of them */
 static int gl_hist_merge_common(const struct gl_snapshot *s, uint32_t family,
 				uint32_t id, bool any_key, uint64_t key,
@@ -52,12 +76,13 @@ static int gl_hist_merge_common(const struct gl_snapshot *s, uint32_t family,
 
 	memset(out, 0, sizeof(*out));
 	out->max_exact = true;
-	for (i = 0; i < s->nr_series; i++) {
+	/* sorted by (family, id, key, cpu): the matches are one run */
+	for (i = gl_series_first(s, family, id, any_key ? 0 : key);
+	     i < s->nr_series; i++) {
 		sr = gl_snapshot_series(s, i);
-		if (sr->family != family || sr->id != id)
-			continue;
-		if (!any_key && sr->key != key)
-			continue;
+		if (sr->family != family || sr->id != id ||
+		    (!any_key && sr->key != key))
+			break;
 		if (cpu != GPULAT_CPU_NONE && sr->cpu != cpu)
 			continue;
 		gl_hist_add_series(out, sr, s->exact[i]);
