@@ -15,6 +15,7 @@
 #include "blob.h"
 #include "gpulat_hist.h"
 #include "gpulat_user.h"
+#include "libinternal.h"
 
 FIXTURE(sched) {
 	struct blob b;
@@ -339,6 +340,64 @@ TEST_F(sched, unaligned_sections)
 	ASSERT_EQ(111, gl_snapshot_series(s, 1)->count);
 	gl_snapshot_free(s);
 	free(buf);
+}
+
+/*
+ * The series read where they lie (sorted, as the sources write them) or
+ * copied and sorted (the fixture's order) read alike, and merge alike.
+ */
+TEST_F(sched, sorted_in_place_or_copied_alike)
+{
+	struct gl_snapshot *a, *b;
+	struct gl_hist ha, hb;
+	uint32_t id, cpu;
+	size_t i;
+
+	ASSERT_EQ(0, gl_snapshot_parse(self->buf, self->len, &a, self->err,
+				       sizeof(self->err)));
+	ASSERT_FALSE(a->series_in_blob);
+	/* the blob rebuilt from the sorted copy: sorted */
+	ASSERT_EQ(0, gl_snapshot_build_blob(a));
+	ASSERT_EQ(0, gl_snapshot_parse(a->blob, a->blob_len, &b, self->err,
+				       sizeof(self->err)));
+	ASSERT_TRUE(b->series_in_blob);
+	ASSERT_EQ(gl_snapshot_nr_series(a), gl_snapshot_nr_series(b));
+	for (i = 0; i < gl_snapshot_nr_series(a); i++)
+		ASSERT_EQ(0, memcmp(gl_snapshot_series(a, i),
+				    gl_snapshot_series(b, i), GL_SERIES_STRIDE));
+	for (id = 0; id < 3; id++)
+		for (cpu = 0; cpu <= 4; cpu++) {
+			uint32_t c = cpu == 4 ? GPULAT_CPU_NONE : cpu;
+
+			ASSERT_EQ(gl_hist_merge(a, GPULAT_FAM_SCHED, id, c, &ha),
+				  gl_hist_merge(b, GPULAT_FAM_SCHED, id, c, &hb));
+			ASSERT_EQ(0, memcmp(&ha, &hb, sizeof(ha)));
+			ASSERT_EQ(gl_hist_merge_key(a, GPULAT_FAM_SCHED, id, 0,
+						    c, &ha),
+				  gl_hist_merge_key(b, GPULAT_FAM_SCHED, id, 0,
+						    c, &hb));
+			ASSERT_EQ(0, memcmp(&ha, &hb, sizeof(ha)));
+		}
+	/* rebuilding the blob of series that lie in it changes nothing */
+	ASSERT_EQ(0, gl_snapshot_build_blob(b));
+	ASSERT_TRUE(b->series_in_blob);
+	gl_snapshot_free(a);
+	gl_snapshot_free(b);
+}
+
+/* A second owner keeps a snapshot whole until it lets go too. */
+TEST_F(sched, shared_until_the_last_owner)
+{
+	struct gl_snapshot *s, *r;
+
+	ASSERT_EQ(0, gl_snapshot_parse(self->buf, self->len, &s, self->err,
+				       sizeof(self->err)));
+	r = gl_snapshot_ref(s);
+	ASSERT_EQ(s, r);
+	gl_snapshot_free(s);
+	ASSERT_EQ(8, gl_snapshot_nr_series(r));
+	ASSERT_STREQ("sched.wakeup", gl_snapshot_series(r, 0)->name);
+	gl_snapshot_free(r);
 }
 
 TEST_F(sched, write_read_round_trip)

@@ -59,6 +59,7 @@ struct gl_bpf {
 	size_t stage_len, stage_off, stage_cap;
 	uint64_t *lost_seen;		/* per CPU */
 	struct procname_cache names;	/* the culprits' comm and tgid */
+	size_t series_hint;		/* series of the last snapshot */
 };
 
 /* bpf_source.c */

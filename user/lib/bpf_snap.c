@@ -51,7 +51,8 @@ static void bs_copy(char *dst, size_t n, const char *src)
 }
 
 struct bs_build {
-	struct gl_snapshot *s;
+	struct gl_snapshot *s;		/* NULL: count only */
+	size_t cap, cap_counters, cap_probes;	/* what s has room for */
 	size_t nr_series, nr_counters, nr_probes;
 	bool rides_on;		/* the settings' cg_on */
 };
@@ -103,7 +104,7 @@ static int bs_pcpu(struct gl_bpf *b, const struct gl_bpf_family *bf,
 		for (cpu = 0; cpu < b->ncpus; cpu++) {
 			if (!cpuset_has(online, cpu) && !v[cpu].count)
 				continue;
-			if (bb->s)
+			if (bb->s && bb->nr_series < bb->cap)
 				bs_series_fill(gl_series_at(bb->s, bb->nr_series),
 					       bf->id, id, cpu, key,
 					       vi ? vi->name : "", &v[cpu],
@@ -176,7 +177,7 @@ static int bs_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf,
 			for (max = 0, cpu = 0; cpu < b->ncpus; cpu++)
 				if (maxv[cpu * bf->nr_keyed + id] > max)
 					max = maxv[cpu * bf->nr_keyed + id];
-			if (bb->s)
+			if (bb->s && bb->nr_series < bb->cap)
 				bs_series_fill(gl_series_at(bb->s, bb->nr_series),
 					       bf->id, id, GPULAT_CPU_NONE, key,
 					       name, &h[id], max);
@@ -284,7 +285,7 @@ static int bs_rides(struct gl_bpf *b, const struct gl_bpf_family *bf,
 	v = calloc(b->ncpus, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (i = 0; i < bf->nr_rides; i++) {
+	for (i = 0; i < bf->nr_rides && bb->nr_probes < bb->cap_probes; i++) {
 		struct gpulat_probe *p = &bb->s->probes[bb->nr_probes++];
 		const struct gl_bpf_tpst *t;
 
@@ -329,7 +330,7 @@ static int bs_counters(struct gl_bpf *b, const struct gl_bpf_family *bf,
 	if (bpf_map_lookup_elem(fd, &f, v))
 		memset(v, 0, b->ncpus * sizeof(*v));
 	for (i = 0; i < bf->nr_drops; i++) {
-		if (bb->s) {
+		if (bb->s && bb->nr_counters < bb->cap_counters) {
 			struct gpulat_counter *c = &bb->s->counters[bb->nr_counters];
 
 			for (sum = 0, cpu = 0; cpu < b->ncpus; cpu++)
@@ -344,7 +345,7 @@ static int bs_counters(struct gl_bpf *b, const struct gl_bpf_family *bf,
 		bb->nr_counters++;
 	}
 	for (i = 0; i < bf->nr_tps; i++) {
-		if (bb->s) {
+		if (bb->s && bb->nr_probes < bb->cap_probes) {
 			struct gpulat_probe *p = &bb->s->probes[bb->nr_probes];
 
 			for (sum = 0, cpu = 0; cpu < b->ncpus; cpu++)
@@ -429,6 +430,29 @@ out:
 	return n;
 }
 
+/* bs_fixed - the counters and probes every snapshot has (bs_counters) */
+static void bs_fixed(size_t *nr_counters, size_t *nr_probes)
+{
+	const struct gl_bpf_family *bf;
+	uint32_t f;
+
+	*nr_counters = *nr_probes = 0;
+	for (f = 1; f < GPULAT_FAM_MAX; f++) {
+		bf = gl_bpf_family(f);
+		if (!bf)
+			continue;
+		*nr_counters += bf->nr_drops;
+		*nr_probes += bf->nr_tps + bf->nr_rides;
+	}
+}
+
+/* bs_order_cmp - gl_series_cmp of two pointers to series */
+static int bs_order_cmp(const void *a, const void *b)
+{
+	return gl_series_cmp(*(const unsigned char *const *)a,
+			     *(const unsigned char *const *)b);
+}
+
 /* bs_walk - one pass over every family: count, or fill bb->s */
 static int bs_walk(struct gl_bpf *b, const struct cpuset *online,
 		   struct bs_build *bb)
@@ -461,7 +485,8 @@ int gl_bpf_snapshot(struct gl_bpf *b, struct gl_snapshot **out, char *err,
 	struct gl_bpf_conf c;
 	struct cpuset online;
 	struct utsname u;
-	size_t want, nr_ev;
+	const unsigned char **order;
+	size_t want, nr_ev, nc, np, i;
 	uint32_t f;
 	int ret, tries;
 
@@ -475,21 +500,36 @@ int gl_bpf_snapshot(struct gl_bpf *b, struct gl_snapshot **out, char *err,
 			ret = bs_sweep(b, bf);
 	}
 	nr_ev = bs_events(b, ev);
-	/* keys can appear between the count and the fill: count again */
+	/*
+	 * One walk where the last snapshot's count leaves room (every map
+	 * read once: at 224 CPUs each per-CPU read is 400 KB); else a walk
+	 * that counts first.  Keys can appear between the count and the
+	 * fill: the fill counts what it had no room for, and is done again.
+	 */
 	for (tries = 0; !ret && tries < 4; tries++) {
-		ret = bs_walk(b, &online, &bb);
-		if (ret)
-			break;
-		want = bb.nr_series + 16;
-		bb.s = gl_snapshot_alloc(want, bb.nr_counters, bb.nr_probes,
-					 nr_ev);
+		if (!tries && b->series_hint) {
+			want = b->series_hint + 64;
+		} else {
+			if (!tries) {
+				ret = bs_walk(b, &online, &bb);
+				if (ret)
+					break;
+			}
+			want = bb.nr_series + 16;
+		}
+		bs_fixed(&nc, &np);
+		bb.s = gl_snapshot_alloc(want, nc, np, nr_ev);
 		if (!bb.s) {
 			ret = -ENOMEM;
 			break;
 		}
+		bb.cap = want;
+		bb.cap_counters = nc;
+		bb.cap_probes = np;
 		memcpy(bb.s->events, ev, nr_ev * sizeof(*ev));
 		ret = bs_walk(b, &online, &bb);
-		if (!ret && bb.nr_series <= want)
+		if (!ret && bb.nr_series <= want &&
+		    bb.nr_counters == nc && bb.nr_probes == np)
 			break;
 		gl_snapshot_free(bb.s);
 		bb.s = NULL;
@@ -503,7 +543,16 @@ int gl_bpf_snapshot(struct gl_bpf *b, struct gl_snapshot **out, char *err,
 		return ret;
 	}
 	bb.s->nr_series = bb.nr_series;
-	qsort(bb.s->series, bb.s->nr_series, GL_SERIES_STRIDE, gl_series_cmp);
+	b->series_hint = bb.nr_series;
+	/* sorted by pointers, laid out sorted by the one copy into the blob */
+	order = malloc((bb.nr_series ? bb.nr_series : 1) * sizeof(*order));
+	if (!order) {
+		gl_snapshot_free(bb.s);
+		return -ENOMEM;
+	}
+	for (i = 0; i < bb.nr_series; i++)
+		order[i] = bb.s->series + i * GL_SERIES_STRIDE;
+	qsort(order, bb.nr_series, sizeof(*order), bs_order_cmp);
 	h = &bb.s->hdr;
 	h->abi_major = GPULAT_ABI_MAJOR;
 	h->abi_minor = GPULAT_ABI_MINOR;
@@ -518,11 +567,14 @@ int gl_bpf_snapshot(struct gl_bpf *b, struct gl_snapshot **out, char *err,
 	if (!uname(&u))
 		bs_copy(h->kernel_release, sizeof(h->kernel_release),
 			u.release);
-	ret = gl_snapshot_build_blob(bb.s);
+	ret = gl_snapshot_build_blob_ordered(bb.s, order);
+	free(order);
 	/* through the module's parser: one decoding for both sources */
 	if (!ret)
-		ret = gl_snapshot_parse(bb.s->blob, bb.s->blob_len, out, err,
-					errlen);
+		ret = gl_snapshot_parse_owned(bb.s->blob, bb.s->blob_len, out,
+					      err, errlen);
+	if (!ret)
+		bb.s->blob = NULL;	/* *out's now */
 	gl_snapshot_free(bb.s);
 	return ret;
 }

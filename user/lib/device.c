@@ -141,8 +141,10 @@ int gl_snapshot_take_err(int fd, struct gl_snapshot **out, char *err,
 				ret = -EBADMSG;
 				goto out;
 			}
-			ret = gl_snapshot_parse(buf, req.needed, out, err,
-						errlen);
+			ret = gl_snapshot_parse_owned(buf, req.needed, out,
+						      err, errlen);
+			if (!ret)
+				buf = NULL;	/* the snapshot's now */
 			goto out;
 		}
 		ret = -errno;

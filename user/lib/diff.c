@@ -85,7 +85,6 @@ int gl_snapshot_diff(const struct gl_snapshot *old,
 	struct gl_snapshot *d;
 	bool reset;
 	size_t i, j;
-	int ret;
 
 	*out = NULL;
 	d = gl_snapshot_copy(new);
@@ -122,11 +121,7 @@ int gl_snapshot_diff(const struct gl_snapshot *old,
 			}
 		}
 	}
-	ret = gl_snapshot_build_blob(d);
-	if (ret) {
-		gl_snapshot_free(d);
-		return ret;
-	}
+	/* the blob is built when asked for (gl_snapshot_blob) */
 	*out = d;
 	return 0;
 }

@@ -51,15 +51,20 @@ int gl_snapshot_parse(const void *buf, size_t len, struct gl_snapshot **out,
 /* gl_snapshot_diff - what happened between @old and @new (see lib/diff.c) */
 int gl_snapshot_diff(const struct gl_snapshot *old,
 		     const struct gl_snapshot *new, struct gl_snapshot **out);
-/* gl_snapshot_free - free a snapshot; NULL is fine */
+/* gl_snapshot_free - free a snapshot (or drop one owner); NULL is fine */
 void gl_snapshot_free(struct gl_snapshot *s);
+/*
+ * gl_snapshot_ref - one more owner of @s, which nobody changes once made:
+ * each owner calls gl_snapshot_free; not for use from two threads at once
+ */
+struct gl_snapshot *gl_snapshot_ref(const struct gl_snapshot *s);
 
 /* gl_snapshot_read - read and parse a blob saved by gl_snapshot_write */
 int gl_snapshot_read(const char *path, struct gl_snapshot **out,
 		     char *err, size_t errlen);
 /* gl_snapshot_write - write the blob of @s (raw bytes as taken, or rebuilt) */
 int gl_snapshot_write(const struct gl_snapshot *s, FILE *f);
-/* gl_snapshot_blob - the blob of @s and its length */
+/* gl_snapshot_blob - the blob of @s and its length; NULL on no memory */
 const void *gl_snapshot_blob(const struct gl_snapshot *s, size_t *len);
 
 /* gl_snapshot_header - header of @s (a diff: reset_time_ns = interval start) */

@@ -29,9 +29,10 @@ _Static_assert(sizeof(struct gpulat_event) == GPULAT_EVENT_SIZE_VER0,
 
 struct gl_snapshot {
 	struct gpulat_snap_header hdr;	/* sections describe blob */
-	unsigned char *blob;		/* total_size bytes */
+	unsigned char *blob;		/* total_size bytes; NULL: not built yet */
 	size_t blob_len;
 	unsigned char *series;		/* nr_series x GL_SERIES_STRIDE, sorted */
+	bool series_in_blob;		/* series points into blob */
 	bool *exact;			/* per series: max_ns is exact */
 	size_t nr_series;
 	struct gpulat_counter *counters;	/* sorted by (family, id) */
@@ -40,6 +41,7 @@ struct gl_snapshot {
 	size_t nr_probes;
 	struct gpulat_event *events;	/* module order (oldest first) */
 	size_t nr_events;
+	unsigned int refs;		/* owners but one (gl_snapshot_ref) */
 };
 
 void gl_set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -48,6 +50,20 @@ struct gl_snapshot *gl_snapshot_alloc(size_t nr_series, size_t nr_counters,
 				      size_t nr_probes, size_t nr_events);
 struct gpulat_series *gl_series_at(struct gl_snapshot *s, size_t i);
 int gl_snapshot_build_blob(struct gl_snapshot *s);
+/*
+ * gl_snapshot_build_blob_ordered - gl_snapshot_build_blob with the series
+ * laid out as @order lists them (pointers to each; NULL: as they are),
+ * so that unsorted series are sorted in the one copy into the blob
+ */
+int gl_snapshot_build_blob_ordered(struct gl_snapshot *s,
+				   const unsigned char *const *order);
+/*
+ * gl_snapshot_parse_owned - gl_snapshot_parse keeping @buf (malloc'd, at
+ * least the blob's total_size) as the blob instead of a copy: on success
+ * it belongs to *@out; on failure it is still the caller's
+ */
+int gl_snapshot_parse_owned(void *buf, size_t len, struct gl_snapshot **out,
+			    char *err, size_t errlen);
 /* gl_series_cmp - qsort order of normalized series: family, id, key, cpu */
 int gl_series_cmp(const void *pa, const void *pb);
 /* gl_counter_cmp - qsort order of counters: family, id */

@@ -60,8 +60,13 @@ void gl_snapshot_free(struct gl_snapshot *s)
 {
 	if (!s)
 		return;
+	if (s->refs) {
+		s->refs--;
+		return;
+	}
+	if (!s->series_in_blob)
+		free(s->series);
 	free(s->blob);
-	free(s->series);
 	free(s->exact);
 	free(s->counters);
 	free(s->probes);
@@ -81,11 +86,21 @@ struct gpulat_series *gl_series_at(struct gl_snapshot *s, size_t i)
  */
 int gl_snapshot_build_blob(struct gl_snapshot *s)
 {
+	return gl_snapshot_build_blob_ordered(s, NULL);
+}
+
+/* gl_snapshot_build_blob_ordered - see libinternal.h */
+int gl_snapshot_build_blob_ordered(struct gl_snapshot *s,
+				   const unsigned char *const *order)
+{
 	struct gpulat_snap_header *h = &s->hdr;
 	uint64_t off = GPULAT_SNAP_HEADER_SIZE_VER1;
 	unsigned char *blob;
-	size_t len;
+	size_t len, i;
 
+	/* the series are the blob's own: it holds these entries already */
+	if (s->series_in_blob)
+		return 0;
 	h->magic = GPULAT_SNAP_MAGIC;
 	h->header_size = GPULAT_SNAP_HEADER_SIZE_VER1;
 	h->series = (struct gpulat_snap_section){
@@ -102,14 +117,20 @@ int gl_snapshot_build_blob(struct gl_snapshot *s)
 	off += s->nr_events * sizeof(struct gpulat_event);
 	h->total_size = off;
 	len = off;
-	blob = calloc(1, len);
+	/* every byte is written below: the sections lie back to back */
+	blob = malloc(len);
 	if (!blob)
 		return -ENOMEM;
 	_Static_assert(sizeof(*h) == GPULAT_SNAP_HEADER_SIZE_VER1,
 		       "the header written is VER1");
 	memcpy(blob, h, sizeof(*h));
-	memcpy(blob + h->series.offset, s->series,
-	       s->nr_series * GL_SERIES_STRIDE);
+	if (order)
+		for (i = 0; i < s->nr_series; i++)
+			memcpy(blob + h->series.offset + i * GL_SERIES_STRIDE,
+			       order[i], GL_SERIES_STRIDE);
+	else
+		memcpy(blob + h->series.offset, s->series,
+		       s->nr_series * GL_SERIES_STRIDE);
 	memcpy(blob + h->counters.offset, s->counters,
 	       s->nr_counters * sizeof(struct gpulat_counter));
 	memcpy(blob + h->probes.offset, s->probes,
@@ -182,16 +203,41 @@ out:
 /* gl_snapshot_write - write the blob of @s (raw bytes as taken, or rebuilt) */
 int gl_snapshot_write(const struct gl_snapshot *s, FILE *f)
 {
-	if (fwrite(s->blob, 1, s->blob_len, f) != s->blob_len)
+	const void *blob;
+	size_t len;
+
+	blob = gl_snapshot_blob(s, &len);
+	if (!blob)
+		return -ENOMEM;
+	if (fwrite(blob, 1, len, f) != len)
 		return -EIO;
 	return fflush(f) ? -errno : 0;
 }
 
-/* gl_snapshot_blob - the blob of @s and its length */
+/*
+ * gl_snapshot_blob - the blob of @s and its length; a diff's is built on
+ * the first call (a cache: the entries it is built from never change),
+ * so that the diffs that no one saves cost no copy.  NULL: no memory.
+ */
 const void *gl_snapshot_blob(const struct gl_snapshot *s, size_t *len)
 {
+	struct gl_snapshot *w = (struct gl_snapshot *)s;
+
+	if (!s->blob && gl_snapshot_build_blob(w)) {
+		*len = 0;
+		return NULL;
+	}
 	*len = s->blob_len;
 	return s->blob;
+}
+
+/* gl_snapshot_ref - one more owner of @s: gl_snapshot_free frees at the last */
+struct gl_snapshot *gl_snapshot_ref(const struct gl_snapshot *s)
+{
+	struct gl_snapshot *w = (struct gl_snapshot *)s;
+
+	w->refs++;
+	return w;
 }
 
 /* gl_snapshot_header - header of @s */
