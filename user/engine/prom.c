@@ -336,9 +336,9 @@ static int prom_entry_cmp(const void *a, const void *b)
 static ssize_t prom_entries(struct prom_state *p, const struct gl_snapshot *s,
 			    struct prom_entry **out)
 {
-	size_t n = gl_snapshot_nr_series(s), i, k = 0, j;
-	struct prom_entry *e = calloc(n ? n : 1, sizeof(*e));
-	char kl[288], other[288];
+	size_t n = gl_snapshot_nr_series(s), i, k = 0, j, cap = 64;
+	struct prom_entry *e = calloc(cap, sizeof(*e)), *ne;
+	char kl[288], other[288], labels[PROM_LABELS];
 	const struct gl_series_info *si;
 	const struct gl_metric_info *mi;
 	const struct gpulat_series *sr;
@@ -365,17 +365,33 @@ static ssize_t prom_entries(struct prom_state *p, const struct gl_snapshot *s,
 			    sr->id)
 				p->keys[si->metric].other++;
 		}
-		e[k].metric = si->metric;
-		len = snprintf(e[k].labels, PROM_LABELS, "%s%s%s",
+		len = snprintf(labels, PROM_LABELS, "%s%s%s",
 			       si->metric_labels,
 			       si->metric_labels[0] && kl[0] ? "," : "",
 			       admitted ? kl : other);
 		if (p->per_cpu && sr->cpu != GPULAT_CPU_NONE && len >= 0 &&
 		    len < PROM_LABELS)
-			snprintf(e[k].labels + len, PROM_LABELS - len,
+			snprintf(labels + len, PROM_LABELS - len,
 				 "%scpu=\"%u\"", len ? "," : "", sr->cpu);
-		gl_hist_add_series(&e[k].h, sr, gl_snapshot_max_exact(s, i));
-		k++;
+		/* a key's CPUs are neighbours: summed here, one entry each */
+		if (!k || e[k - 1].metric != si->metric ||
+		    strcmp(e[k - 1].labels, labels)) {
+			/* grown as needed: label sets, not series (CPUs) */
+			if (k == cap) {
+				ne = realloc(e, 2 * cap * sizeof(*e));
+				if (!ne) {
+					free(e);
+					return -ENOMEM;
+				}
+				e = ne;
+				memset(e + cap, 0, cap * sizeof(*e));
+				cap *= 2;
+			}
+			e[k].metric = si->metric;
+			memcpy(e[k].labels, labels, PROM_LABELS);
+			k++;
+		}
+		gl_hist_add_series(&e[k - 1].h, sr, gl_snapshot_max_exact(s, i));
 	}
 	qsort(e, k, sizeof(*e), prom_entry_cmp);
 	/* merge equal label sets (CPUs, keys over the bound, name clashes) */
