@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gpulat serve's rolling verdict: the diagnosis of the snapshots and
- * records of its window, its metrics, and the window kept as it moves.
+ * records of its window, its metrics, the window kept as it moves, the
+ * snapshots it keeps and the CPU share it keeps to.
  */
 #include "diag_cases.h"
 #include "verdict.h"
@@ -123,6 +124,122 @@ TEST_F(diag, verdict_window_moves)
 	gl_snapshot_free(b);
 	gl_snapshot_free(c);
 	blob_release(&late);
+}
+
+/*
+ * A snapshot a second for 40 s, a 10 s window: at most one kept per 2.5 s
+ * and the newest (6, not 11), and the span judged is 10 to 13.5 s.
+ */
+TEST_F(diag, verdict_keeps_few_snapshots)
+{
+	struct gl_snapshot *s;
+	struct verdict v;
+	struct blob b;
+	size_t most = 0;
+	int i;
+
+	ASSERT_EQ(0, verdict_init(&v, 10));
+	for (i = 0; i <= 40; i++) {
+		layout(&b, T0_NS + (uint64_t)i * 1000 * MS, true);
+		healthy(&b, 20 + i, true);
+		s = blob_parse(&b);
+		ASSERT_NE(NULL, s);
+		verdict_add_snap(&v, s);
+		gl_snapshot_free(s);	/* the verdict's own reference stays */
+		blob_release(&b);
+		if (v.nr_snaps > most)
+			most = v.nr_snaps;
+		if (i < 10)
+			continue;
+		v.cost_s = 0;	/* the share is another test's */
+		ASSERT_EQ(0, verdict_compute(&v));
+		EXPECT_LE(10.0, v.res.window_s);
+		EXPECT_GE(13.5, v.res.window_s);
+	}
+	EXPECT_GE(6, most);
+	EXPECT_LE(5, most);
+	verdict_free(&v);
+}
+
+/*
+ * Over its CPU share (VERDICT_CPU_SHARE of the time since the first
+ * snapshot), a verdict is put off and counted; the last one stays.  Once
+ * the time has caught up, the next is made, and it judges all since the
+ * end of the last one made: no second goes unjudged.
+ */
+TEST_F(diag, verdict_put_off_over_its_share)
+{
+	struct gl_snapshot *a, *b, *c, *d;
+	struct blob late, later;
+	struct verdict v;
+	char *text;
+
+	layout(&late, T0_NS + 15 * 1000 * MS, true);
+	healthy(&late, 20, true);
+	layout(&later, T0_NS + 40 * 1000 * MS, true);
+	healthy(&later, 20, true);
+	a = blob_parse(&self->start);
+	b = blob_parse(&self->end);
+	c = blob_parse(&late);
+	d = blob_parse(&later);
+	ASSERT_EQ(0, verdict_init(&v, 10));
+	verdict_add_snap(&v, a);
+	verdict_add_snap(&v, b);
+	ASSERT_EQ(0, verdict_compute(&v));
+	/* as if it had taken the share of 20 s */
+	v.cost_s = VERDICT_CPU_SHARE * 20;
+	verdict_add_snap(&v, c);
+	EXPECT_EQ(-EBUSY, verdict_compute(&v));
+	EXPECT_EQ(1, v.computed);
+	EXPECT_EQ(1, v.deferred);
+	EXPECT_EQ(10, (int)(v.res.window_s + 0.5));
+	text = prom_text(&v);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, "\ngpulat_verdicts_total{result=\"deferred\"} 1\n"));
+	free(text);
+	/* 40 s on: made, from the last one's end (10 s) */
+	verdict_add_snap(&v, d);
+	ASSERT_EQ(0, verdict_compute(&v));
+	EXPECT_EQ(2, v.computed);
+	EXPECT_EQ(30, (int)(v.res.window_s + 0.5));
+	verdict_free(&v);
+	gl_snapshot_free(a);
+	gl_snapshot_free(b);
+	gl_snapshot_free(c);
+	gl_snapshot_free(d);
+	blob_release(&late);
+	blob_release(&later);
+}
+
+/*
+ * Verdicts never made (always put off) keep no more than
+ * VERDICT_MAX_SPANS windows of snapshots.
+ */
+TEST_F(diag, verdict_put_off_keeps_a_bound)
+{
+	struct gl_snapshot *s;
+	struct verdict v;
+	struct blob bl;
+	int i;
+
+	ASSERT_EQ(0, verdict_init(&v, 10));
+	for (i = 0; i <= 100; i++) {
+		layout(&bl, T0_NS + (uint64_t)i * 1000 * MS, true);
+		healthy(&bl, 20 + i, true);
+		s = blob_parse(&bl);
+		ASSERT_NE(NULL, s);
+		verdict_add_snap(&v, s);
+		gl_snapshot_free(s);
+		blob_release(&bl);
+		if (i == 1)
+			ASSERT_EQ(0, verdict_compute(&v));
+		v.cost_s = 1e6;		/* never again */
+		if (i > 1)
+			ASSERT_EQ(-EBUSY, verdict_compute(&v));
+		ASSERT_GE(VERDICT_MAX_SPANS * VERDICT_STEP + 2, v.nr_snaps);
+	}
+	EXPECT_EQ(99, v.deferred);
+	verdict_free(&v);
 }
 
 TEST_HARNESS_MAIN

@@ -99,6 +99,8 @@ void serve_tf_hand(struct serve_tf *t, const char *buf, size_t len);
 /* serve_tf_stop - the last page written (SERVE_TEXTFILE_STOP_S at most) */
 void serve_tf_stop(struct serve_tf *t);
 
+/* serve_malloc_setup - snapshots' memory kept for reuse (serve.c says why) */
+void serve_malloc_setup(void);
 /* serve_loop - the daemon, until SIGINT or SIGTERM; an enum gpulat_exit */
 int serve_loop(const struct gpulat_opts *o);
 

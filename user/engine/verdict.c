@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpulat serve's rolling verdict (verdict.h): copies of the snapshots of
- * the last window_s seconds and the trace records between them; at each
- * snapshot, the diagnosis of the oldest against the newest, as gpulat
- * diagnose would judge that window.  Nothing here reads the source.
+ * gpulat serve's rolling verdict (verdict.h): the snapshots of the last
+ * window_s seconds (shared, and thinned to one per VERDICT_STEP of the
+ * window, so that a large host's keeps few) and the trace records between
+ * them; at each snapshot, the diagnosis of the oldest against the newest,
+ * as gpulat diagnose would judge that window, unless the verdicts have
+ * spent their share of CPU (VERDICT_CPU_SHARE): then a later one judges
+ * all since the last made.  Nothing here reads the source.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,12 +45,16 @@ void verdict_add_snap(struct verdict *v, const struct gl_snapshot *s)
 {
 	uint64_t now = verdict_time(s), span = (uint64_t)(v->window_s * 1e9);
 	struct gl_snapshot *copy, **n;
-	const void *blob;
-	size_t len;
 
-	blob = gl_snapshot_blob(s, &len);
-	if (!blob || gl_snapshot_parse(blob, len, &copy, NULL, 0))
-		return;
+	if (!v->nr_snaps && !v->first_ns)
+		v->first_ns = now;
+	/* the newest gives way when too close to the one before it */
+	if (v->nr_snaps >= 2 &&
+	    verdict_time(v->snaps[v->nr_snaps - 1]) -
+	    verdict_time(v->snaps[v->nr_snaps - 2]) < span / VERDICT_STEP)
+		gl_snapshot_free(v->snaps[--v->nr_snaps]);
+	/* shared, not copied: at 224 CPUs a copy is 11 MB */
+	copy = gl_snapshot_ref(s);
 	if (v->nr_snaps == v->cap_snaps) {
 		size_t cap = v->cap_snaps ? 2 * v->cap_snaps : 16;
 
@@ -60,8 +67,19 @@ void verdict_add_snap(struct verdict *v, const struct gl_snapshot *s)
 		v->cap_snaps = cap;
 	}
 	v->snaps[v->nr_snaps++] = copy;
-	/* keep the newest at or before the window's start, and after it */
-	while (v->nr_snaps > 2 && now - verdict_time(v->snaps[1]) >= span) {
+	/*
+	 * keep the newest at or before the window's start, and after it;
+	 * after verdicts put off, from the end of the last one made (up to
+	 * VERDICT_MAX_SPANS windows back): no second goes unjudged
+	 */
+	while (v->nr_snaps > 2) {
+		uint64_t t1 = verdict_time(v->snaps[1]);
+
+		if (now - t1 < span)
+			break;
+		if (v->computed && t1 > v->judged_ns &&
+		    now - t1 < VERDICT_MAX_SPANS * span)
+			break;
 		gl_snapshot_free(v->snaps[0]);
 		memmove(v->snaps, v->snaps + 1,
 			--v->nr_snaps * sizeof(*v->snaps));
@@ -125,11 +143,18 @@ int verdict_compute(struct verdict *v)
 	struct verdict_result *res = &v->res;
 	struct diag_layer_info li;
 	struct diag_result *d = NULL;
-	double t = verdict_cpu_s();
+	double t = verdict_cpu_s(), ran_s;
 	const char *cg;
 	struct watch w;
 	int ret, l;
 
+	/* past its share of the CPU since the first snapshot: not this time */
+	ran_s = v->nr_snaps ?
+		(verdict_time(v->snaps[v->nr_snaps - 1]) - v->first_ns) / 1e9 : 0;
+	if (v->computed && v->cost_s > VERDICT_CPU_SHARE * ran_s) {
+		v->deferred++;
+		return -EBUSY;
+	}
 	ret = verdict_watch(v, &w);
 	if (!ret)
 		ret = diag_analyze(&w, &d);
@@ -139,6 +164,7 @@ int verdict_compute(struct verdict *v)
 		v->failed += ret != -ENODATA;
 		return ret;
 	}
+	v->judged_ns = verdict_time(v->snaps[v->nr_snaps - 1]);
 	memset(res, 0, sizeof(*res));
 	res->valid = true;
 	res->window_s = w.duration_s;
@@ -210,11 +236,13 @@ void verdict_prom(FILE *f, const struct verdict *v)
 	fprintf(f, "# HELP gpulat_verdict_window_seconds The span the rolling verdict judged: its oldest snapshot to its newest.\n"
 		"# TYPE gpulat_verdict_window_seconds gauge\n"
 		"gpulat_verdict_window_seconds %.3f\n", res->window_s);
-	fprintf(f, "# HELP gpulat_verdicts_total Rolling verdicts made, and not made for want of memory.\n"
+	fprintf(f, "# HELP gpulat_verdicts_total Rolling verdicts made; not made for want of memory; put off because the verdicts had spent their share of CPU.\n"
 		"# TYPE gpulat_verdicts_total counter\n"
 		"gpulat_verdicts_total{result=\"made\"} %llu\n"
-		"gpulat_verdicts_total{result=\"failed\"} %llu\n",
-		(unsigned long long)v->computed, (unsigned long long)v->failed);
+		"gpulat_verdicts_total{result=\"failed\"} %llu\n"
+		"gpulat_verdicts_total{result=\"deferred\"} %llu\n",
+		(unsigned long long)v->computed, (unsigned long long)v->failed,
+		(unsigned long long)v->deferred);
 	fprintf(f, "# HELP gpulat_verdict_cpu_seconds_total CPU time the rolling verdicts took.\n"
 		"# TYPE gpulat_verdict_cpu_seconds_total counter\n"
 		"gpulat_verdict_cpu_seconds_total %.6f\n", v->cost_s);
