@@ -21,7 +21,7 @@ include user/user.mk
 include scripts/install.mk
 
 .PHONY: all module module-clean guest guest-tests setup checkpatch \
-	modules-check vmtest check demo run clean bench bench-host bench-quick bench-scale bpftest scenarios \
+	modules-check vmtest check demo run clean bench bench-host bench-quick bench-scale bench-serve bpftest scenarios \
 	script-tests guest-stress stress stress-quick check-debug stress-debug
 
 all: user
@@ -203,6 +203,12 @@ bench-host: user
 # A short run that keeps the benchmark working; no thresholds.
 bench-quick:
 	scripts/bench --quick
+	scripts/bench-serve --quick
+
+# serve's user-space cost per tick at 2 to 224 CPUs, natively on this
+# host, from a snapshot of it (Documentation/overhead.rst, "Scale").
+bench-serve: user
+	scripts/bench-serve
 
 # A host of many CPUs and keys (16 disks, 8 veth pairs, 256 IRQ handlers,
 # 100 cgroups) at 16 and 64 vCPUs, both sources: memory, snapshot time,
