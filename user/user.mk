@@ -307,6 +307,8 @@ $(USER_UNIT_OUT)/test_trace_nvml: | $(USER_NVML_DOUBLE) $(USER_NVML_DOUBLE_OLD)
 
 # The static guest tool cannot load libraries: it states NVML as absent.
 $(USER_GUEST_OBJ)/engine/nvml.o: USER_CFLAGS += -DGPULAT_NO_DLOPEN
+# Nor NSS modules: the gpulat group is looked up in /etc/group itself.
+$(USER_GUEST_OBJ)/lib/outfile.o: USER_CFLAGS += -DGPULAT_NO_NSS
 
 # The guest tests of NVML run the normal build of the tool, which loads
 # the double by its soname (LD_LIBRARY_PATH=/gpulat/dyn/nvml) or by

@@ -9,9 +9,12 @@
  *
  *   scalesnap [-n CALLS] kmod|pinned
  *
- * Then CALLS calls of gl_snapshot_parse() on the last blob: the
- * library's share (validation, the normalized copy), P; the rest of M is
- * the source's (the ioctl, or the map reads).  Prints one line:
+ * Then CALLS decodings of the last blob as the sources decode theirs
+ * (gl_snapshot_parse_owned(), on a copy made untimed): the library's
+ * share (validation; the series copied only where unsorted), P; the rest
+ * of M is the source's (the ioctl, or the map reads, and the pages of a
+ * new blob).  The process keeps freed memory for reuse as serve does
+ * (serve_malloc_setup()).  Prints one line:
  *   calls N median_ns M min_ns A max_ns B parse_median_ns P bytes S series K cpus C
  * S is the blob's size, K its series (per CPU and per key), C the online
  * CPUs.
@@ -19,6 +22,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +31,7 @@
 #include <unistd.h>
 
 #include "gpulat_user.h"
+#include "libinternal.h"
 
 static unsigned long long now_ns(void)
 {
@@ -56,6 +61,9 @@ int main(int argc, char **argv)
 	int calls = 50, opt, i, ret;
 	char err[256];
 
+	/* as serve_malloc_setup() */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	while ((opt = getopt(argc, argv, "n:")) != -1) {
 		if (opt != 'n')
 			goto usage;
@@ -97,8 +105,13 @@ int main(int argc, char **argv)
 	tmin = t[0];
 	tmax = t[calls - 1];
 	for (i = 0; i < calls; i++) {
+		void *buf = malloc(bytes);
+
+		if (!buf)
+			return 1;
+		memcpy(buf, copy, bytes);
 		t0 = now_ns();
-		if (gl_snapshot_parse(copy, bytes, &s, err, sizeof(err))) {
+		if (gl_snapshot_parse_owned(buf, bytes, &s, err, sizeof(err))) {
 			fprintf(stderr, "scalesnap: parse: %s\n", err);
 			return 1;
 		}

@@ -10,7 +10,8 @@
 # Killed (SIGKILL) at each of its steps (GPULAT_DRILL_PAUSE) a drill
 # leaves its record in /run/gpulat/drills: gpulat status names what is
 # left (the module's lowered threshold included) with the command that
-# removes it, and the next drill removes it all.
+# removes it, and the next drill removes it all; killed at each step of
+# the net and disk drills, drill clean leaves nothing.
 # Needs vmrun --kmod null_blk --kmod veth --kmod sch_netem --add ip --add tc.
 set -u
 P=/sys/module/gpulat/parameters
@@ -161,6 +162,20 @@ for s in 1 2 3 4 5 6; do
 done
 check "drill net killed at each step: drill clean leaves nothing ($bad failures)" \
 	test $bad -eq 0
+# each step of the disk drill (null_blk, its cgroup, its readers): the
+# same; its steps are counted, so that a drill that never paused fails
+bad=0
+steps=0
+for s in 1 2 3 4 5 6 7 8 9; do
+	kill_at disk $s || break
+	steps=$s
+	gpulat drill clean >/tmp/clean.out 2>&1 || bad=$((bad + 1))
+	sed 's/^/# /' /tmp/clean.out
+	clean || bad=$((bad + 1))
+	ls /run/gpulat/drills | grep -q . && bad=$((bad + 1))
+done
+check "drill disk killed at each of its $steps steps: drill clean leaves nothing ($bad failures)" \
+	sh -c "test $bad -eq 0 && test $steps -ge 3"
 
 gpulat drill gpu >/dev/null 2>&1
 rc=$?

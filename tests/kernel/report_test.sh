@@ -9,7 +9,8 @@
 # stated as absent; without gpulat.ko the archive still comes, with the
 # host facts.  NVML itself is tested through a stand-in library, which a
 # static binary cannot load: on the host (tests/unit/test_report.c) and
-# here with the dynamic tool (nvml_test.sh).
+# here with the dynamic tool (nvml_test.sh).  The static tool's files
+# take the gpulat group from /etc/group.
 set -u
 MOD=/gpulat/modules
 n=0
@@ -26,7 +27,7 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..17"
 
 # An IRQ with an action named nvidia, as the driver's.
 irq=$(awk '/eth0/ { sub(":", "", $1); print $1; exit }' /proc/interrupts)
@@ -136,4 +137,18 @@ else
 	sed 's/^/# /' /tmp/report.out
 fi
 insmod $MOD/gpulat.ko
+
+# the static tool finds the gpulat group in /etc/group itself (it has no
+# NSS modules): a snapshot is 0640 with that group, 0600 without
+if [ -f /etc/group ]; then cp /etc/group /tmp/group.orig; else : >/tmp/group.orig; fi
+echo "gpulat:x:4321:" >>/etc/group
+rm -f /tmp/m.snap
+gpulat snapshot -o /tmp/m.snap >/dev/null 2>&1
+check "with a gpulat group in /etc/group: a snapshot is 0640, that group's" \
+	sh -c "test \"\$(stat -c '%a %g' /tmp/m.snap)\" = '640 4321'"
+cp /tmp/group.orig /etc/group
+rm -f /tmp/m.snap
+gpulat snapshot -o /tmp/m.snap >/dev/null 2>&1
+check "without it: 0600" sh -c "test \"\$(stat -c %a /tmp/m.snap)\" = 600"
+rm -f /tmp/m.snap
 exit $fail

@@ -126,12 +126,38 @@ int gl_out_check(const char *path, char *msg, size_t len)
 	return gl_out_target(path, real, msg, len);
 }
 
+/*
+ * gl_out_group - the gid of GL_OUT_GROUP; false where there is none.  The
+ * static tool reads /etc/group itself: glibc's getgrnam() needs its
+ * shared NSS modules at run time, which a static program cannot count on.
+ */
+static bool gl_out_group(gid_t *gid)
+{
+#ifdef GPULAT_NO_NSS
+	FILE *f = fopen("/etc/group", "re");
+	struct group *g = NULL;
+
+	while (f && (g = fgetgrent(f)) && strcmp(g->gr_name, GL_OUT_GROUP))
+		;
+	if (g)
+		*gid = g->gr_gid;
+	if (f)
+		fclose(f);
+#else
+	struct group *g = getgrnam(GL_OUT_GROUP);
+
+	if (g)
+		*gid = g->gr_gid;
+#endif
+	return g != NULL;
+}
+
 /* gl_out_private - 0640 and the group where GL_OUT_GROUP exists, else 0600 */
 static void gl_out_private(int fd)
 {
-	struct group *g = getgrnam(GL_OUT_GROUP);
+	gid_t gid;
 
-	if (g && !fchown(fd, (uid_t)-1, g->gr_gid))
+	if (gl_out_group(&gid) && !fchown(fd, (uid_t)-1, gid))
 		fchmod(fd, 0640);
 }
 
