@@ -400,6 +400,20 @@ TEST_F(sched, shared_until_the_last_owner)
 	gl_snapshot_free(r);
 }
 
+/* An empty series section's offset is never checked, so never used. */
+TEST_F(sched, empty_series_offset_unused)
+{
+	struct gpulat_snap_header *h = BLOB_HDR(self->buf);
+	struct gl_snapshot *s;
+
+	h->series.count = 0;
+	h->series.offset = ~0ULL - 4096;
+	ASSERT_EQ(0, gl_snapshot_parse(self->buf, self->len, &s, self->err,
+				       sizeof(self->err)));
+	ASSERT_EQ(0, gl_snapshot_nr_series(s));
+	gl_snapshot_free(s);
+}
+
 TEST_F(sched, write_read_round_trip)
 {
 	char path[] = "/tmp/gpulat-test-XXXXXX";

@@ -194,11 +194,14 @@ static int gl_series_check(struct gl_snapshot *s, size_t i, char *err,
 static bool gl_series_in_place(struct gl_snapshot *s)
 {
 	const struct gpulat_snap_section *sec = &s->hdr.series;
-	unsigned char *at = s->blob + sec->offset;
+	unsigned char *at;
 	size_t i;
 
-	if (!s->nr_series || sec->entry_size != GL_SERIES_STRIDE ||
-	    (uintptr_t)at % 8)
+	/* an empty section's offset is not checked: not used at all */
+	if (!s->nr_series || sec->entry_size != GL_SERIES_STRIDE)
+		return false;
+	at = s->blob + sec->offset;
+	if ((uintptr_t)at % 8)
 		return false;
 	for (i = 1; i < s->nr_series; i++)
 		if (gl_series_cmp(at + (i - 1) * GL_SERIES_STRIDE,
