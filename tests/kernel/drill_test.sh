@@ -151,29 +151,28 @@ check "the next drill passes and says what it removed" \
 	sh -c "test $rc -eq 0 && grep -q '\"swept\":\[{\"pid\":$kp,' $OUT"
 check "the sched threshold is back to $thr0 us" \
 	test "$(cat $P/sched_threshold_us)" = "$thr0"
+# kill_each KIND MAX: drill KIND killed at each step up to MAX, drill
+# clean after each; what it left over counted in $bad, the steps that
+# paused in $steps
+kill_each() {
+	bad=0
+	steps=0
+	for s in $(seq "$2"); do
+		kill_at "$1" $s || break
+		steps=$s
+		gpulat drill clean >/tmp/clean.out 2>&1 || bad=$((bad + 1))
+		sed 's/^/# /' /tmp/clean.out
+		clean || bad=$((bad + 1))
+		ls /run/gpulat/drills | grep -q . && bad=$((bad + 1))
+	done
+}
 # each step of the net drill: drill clean removes what it left
-bad=0
-for s in 1 2 3 4 5 6; do
-	kill_at net $s || break
-	gpulat drill clean >/tmp/clean.out 2>&1 || bad=$((bad + 1))
-	sed 's/^/# /' /tmp/clean.out
-	clean || bad=$((bad + 1))
-	ls /run/gpulat/drills | grep -q . && bad=$((bad + 1))
-done
+kill_each net 6
 check "drill net killed at each step: drill clean leaves nothing ($bad failures)" \
 	test $bad -eq 0
 # each step of the disk drill (null_blk, its cgroup, its readers): the
-# same; its steps are counted, so that a drill that never paused fails
-bad=0
-steps=0
-for s in 1 2 3 4 5 6 7 8 9; do
-	kill_at disk $s || break
-	steps=$s
-	gpulat drill clean >/tmp/clean.out 2>&1 || bad=$((bad + 1))
-	sed 's/^/# /' /tmp/clean.out
-	clean || bad=$((bad + 1))
-	ls /run/gpulat/drills | grep -q . && bad=$((bad + 1))
-done
+# same, and a drill that never paused fails
+kill_each disk 9
 check "drill disk killed at each of its $steps steps: drill clean leaves nothing ($bad failures)" \
 	sh -c "test $bad -eq 0 && test $steps -ge 3"
 
