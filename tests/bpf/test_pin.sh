@@ -166,6 +166,22 @@ rc=0
 "$GPULAT" attach >/dev/null 2>"$T_TMP/as" &&
 	ok "attach takes the place of a stale folder" ||
 	not_ok "attach over a stale folder # $(cat "$T_TMP/as")"
+# another build's map of the same key and value size but another type
+# (gl_pcpu as a per-CPU array): refused, never mapped and misread
+if command -v bpftool >/dev/null; then
+	vs=$(bpftool -j map show pinned "$PIN/maps/gl_pcpu" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["bytes_value"])')
+	rm -f "$PIN/maps/gl_pcpu"
+	bpftool map create "$PIN/maps/gl_pcpu" type percpu_array key 4 \
+		value "$vs" entries 26 name gl_pcpu 2>"$T_TMP/mc"
+	rc=0
+	"$GPULAT" --source pinned status >/dev/null 2>"$T_TMP/ob" || rc=$?
+	[[ $rc -ne 0 ]] && grep -q "$PIN is another build's: maps/gl_pcpu has another layout" "$T_TMP/ob" &&
+		ok "a pinned map of another type is another build's (exit $rc)" ||
+		not_ok "a pinned map of another type # rc $rc: $(cat "$T_TMP/mc" "$T_TMP/ob")"
+else
+	ok "a pinned map of another type # SKIP no bpftool"
+fi
 "$GPULAT" detach >/dev/null && [[ ! -e $PIN ]] &&
 	ok "detach removes the pins" || not_ok "detach"
 rc=0

@@ -49,8 +49,8 @@
 #define BS_OLD			GL_BPF_PIN_DIR "_old_"
 
 /*
- * bs_map_fits - whether pinned map @fd has @map's key and value sizes
- * (the entries may differ: the loader sizes some maps by CPU)
+ * bs_map_fits - whether pinned map @fd has @map's type, flags, key and
+ * value sizes (the entries may differ: the loader sizes some maps by CPU)
  */
 static bool bs_map_fits(int fd, const struct bpf_map *map)
 {
@@ -59,7 +59,9 @@ static bool bs_map_fits(int fd, const struct bpf_map *map)
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return false;
-	return info.key_size == bpf_map__key_size(map) &&
+	return info.type == bpf_map__type(map) &&
+	       info.map_flags == bpf_map__map_flags(map) &&
+	       info.key_size == bpf_map__key_size(map) &&
 	       info.value_size == bpf_map__value_size(map);
 }
 
@@ -90,8 +92,8 @@ static int bs_open_maps(struct gl_bpf *b, char *err, size_t errlen)
 		if (!bs_map_fits(fd, map)) {
 			/* another build's layout: reading it would overrun */
 			gl_set_err(err, errlen,
-				   "%s is another build's: %s has another layout (run gpulat detach with the gpulat that attached it, or gpulat detach, then gpulat attach)",
-				   b->pin_dir, path);
+				   "%s is another build's: maps/%s has another layout (run gpulat detach with the gpulat that attached it, or gpulat detach, then gpulat attach)",
+				   b->pin_dir, bpf_map__name(map));
 			close(fd);
 			ret = -EPROTO;
 			break;
