@@ -31,8 +31,15 @@ static __always_inline void gl_barrier(void)
 /* Written by the tool (skeleton's bss); zero until it sets them. */
 extern struct gl_bpf_conf gl_conf;
 
+/*
+ * The per-CPU series, CPU-major (gl_pcpu_index()); the loader makes
+ * room for every possible CPU.  A plain array the tool maps and reads
+ * in place: a per-CPU array's lookup copies every CPU's value twice
+ * through a kernel buffer (400 KB per series at 224 CPUs).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, GL_BPF_PCPU_NR);
 	__type(key, __u32);
 	__type(value, struct gl_bpf_hist);
@@ -95,7 +102,8 @@ static __always_inline void gl_hist_record(struct gl_bpf_hist *h, __u64 ns)
 /* gl_pcpu_record - file @ns in per-CPU series @idx (GL_BPF_PCPU_*) */
 static __always_inline void gl_pcpu_record(__u32 idx, __u64 ns)
 {
-	struct gl_bpf_hist *h = bpf_map_lookup_elem(&gl_pcpu, &idx);
+	__u32 key = gl_pcpu_index(bpf_get_smp_processor_id(), idx);
+	struct gl_bpf_hist *h = bpf_map_lookup_elem(&gl_pcpu, &key);
 
 	if (h)
 		gl_hist_record(h, ns);

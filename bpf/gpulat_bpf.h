@@ -21,13 +21,23 @@ struct gl_bpf_hist {
 };
 
 /*
- * Per-CPU series, one map for every family (gl_pcpu, a per-CPU array),
- * at these indexes; series id N of a family is entry BASE + N.
+ * Per-CPU series, one map for every family (gl_pcpu, an array with
+ * GL_BPF_PCPU_NR entries per possible CPU), at these indexes; series id
+ * N of a family is index BASE + N, on CPU c at gl_pcpu_index(c, idx).
  */
 #define GL_BPF_PCPU_SCHED	0			/* 2 series */
 #define GL_BPF_PCPU_SOFTIRQ	2			/* 2 per vector */
 #define GL_BPF_PCPU_MM		(GL_BPF_PCPU_SOFTIRQ + 2 * GPULAT_SOFTIRQ_NR_VECS)
 #define GL_BPF_PCPU_NR		(GL_BPF_PCPU_MM + 4)
+
+/*
+ * A CPU's series lie together: only the cold top slots of its last
+ * series share a cache line with the next CPU's first.
+ */
+static inline __u32 gl_pcpu_index(__u32 cpu, __u32 idx)
+{
+	return cpu * GL_BPF_PCPU_NR + idx;
+}
 
 /*
  * Counters, per CPU, one entry of gl_cnt per family id: the family's
@@ -244,7 +254,8 @@ struct gl_bpf_rec {
 #define GL_BPF_NR_EVENTS	64
 
 /*
- * The events, in gl_events (a per-CPU array of one): each CPU keeps its
+ * The events, in gl_events (an array, one per possible CPU, at the
+ * CPU's number; the tool maps it and reads it in place): each CPU keeps its
  * own last GL_BPF_NR_EVENTS (no atomic exchange before Linux 5.12 to
  * share one ring), and the snapshot lists the newest GL_BPF_NR_EVENTS
  * of all CPUs, oldest first: the module's ring.  seq is the entry's

@@ -12,8 +12,10 @@
 
 #include "nvidia_set.bpf.h"
 
+/* one ring per possible CPU (the loader sizes it), mapped by the tool */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct gl_bpf_events);
@@ -53,12 +55,12 @@ GL_TP(nvidia_dev_xid, gl_nv_xid, const struct pci_dev *pdev, __u32 code)
 {
 	struct gl_bpf_events *r;
 	struct gl_bpf_event *e;
+	__u32 cpu = bpf_get_smp_processor_id();
 	const char *dev = NULL;
-	__u32 zero = 0;
 	__u64 n;
 
 	gl_hit(GPULAT_FAM_NVIDIA, GL_NV_HIT_XID);
-	r = bpf_map_lookup_elem(&gl_events, &zero);
+	r = bpf_map_lookup_elem(&gl_events, &cpu);
 	if (!r)
 		return 0;
 	/* the number first: an Xid of an interrupt on top takes the next */
@@ -71,7 +73,7 @@ GL_TP(nvidia_dev_xid, gl_nv_xid, const struct pci_dev *pdev, __u32 code)
 	e->ev.time_ns = bpf_ktime_get_ns();
 	e->ev.type = GPULAT_EVENT_XID;
 	e->ev.code = code;
-	e->ev.cpu = bpf_get_smp_processor_id();
+	e->ev.cpu = cpu;
 	/* pci_name(): dev_name(&pdev->dev), init_name until device_add() */
 	if (pdev) {
 		dev = BPF_CORE_READ(pdev, dev.init_name);

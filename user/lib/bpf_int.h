@@ -60,6 +60,9 @@ struct gl_bpf {
 	uint64_t *lost_seen;		/* per CPU */
 	struct procname_cache names;	/* the culprits' comm and tgid */
 	size_t series_hint;		/* series of the last snapshot */
+	/* gl_pcpu and gl_events, mapped read-only at the first snapshot */
+	const unsigned char *pcpu_mem, *ev_mem;
+	size_t pcpu_len, ev_len;
 };
 
 /* bpf_source.c */
@@ -76,6 +79,11 @@ int gl_bpf_conf_init(struct gl_bpf *b);
 int gl_bpf_open_pinned(struct gl_bpf *b, char *err, size_t errlen);
 /* gl_bpf_cgroup_switch - the cgroup family on or off (in the settings) */
 int gl_bpf_cgroup_switch(struct gl_bpf *b, bool on);
+
+/* bpf_snap.c */
+/* gl_bpf_pcpu - the histogram of per-CPU series @idx on @cpu, in place */
+const struct gl_bpf_hist *gl_bpf_pcpu(struct gl_bpf *b, unsigned int cpu,
+				      uint32_t idx);
 
 /* bpf_load.c */
 void gl_bpf_log_init(void);

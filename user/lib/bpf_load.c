@@ -407,6 +407,12 @@ int gl_bpf_load(struct gl_bpf *b, char *err, size_t errlen)
 			ret = bs_size_stamps(b);
 		if (!ret)
 			ret = bs_size_keyed(b);
+		if (!ret &&
+		    (bpf_map__set_max_entries(b->skel->maps.gl_pcpu,
+					      GL_BPF_PCPU_NR * b->ncpus) ||
+		     bpf_map__set_max_entries(b->skel->maps.gl_events,
+					      b->ncpus)))
+			ret = -errno;
 		if (ret) {
 			gl_set_err(err, errlen,
 				   "cannot size the BPF in-flight maps: %s",

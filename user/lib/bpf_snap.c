@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 
@@ -50,69 +52,133 @@ static void bs_copy(char *dst, size_t n, const char *src)
 	memcpy(dst, src, l);
 }
 
+/*
+ * One series found by the walk, copied into the blob once, in the blob's
+ * order: a per-CPU one straight from gl_pcpu, a keyed one from its key's
+ * value as looked up (in bs_build.vals).
+ */
+struct bs_item {
+	uint32_t family, id, cpu;
+	bool keyed;
+	uint64_t key;
+	uint64_t max;		/* keyed: the largest of the CPUs' maxima */
+	size_t at;		/* keyed: offset in vals; per-CPU: gl_pcpu idx */
+	const char *key_name;	/* per-CPU: the vector's, or "" */
+};
+
 struct bs_build {
-	struct gl_snapshot *s;		/* NULL: count only */
-	size_t cap, cap_counters, cap_probes;	/* what s has room for */
-	size_t nr_series, nr_counters, nr_probes;
+	struct gl_bpf *b;
+	struct gl_snapshot *s;		/* counters, probes, events */
+	size_t cap_counters, cap_probes;	/* what s has room for */
+	size_t nr_counters, nr_probes;
+	struct bs_item *items;
+	size_t nr_items, cap_items;
+	unsigned char *vals;		/* keyed values, back to back */
+	size_t vals_len, vals_cap;
 	bool rides_on;		/* the settings' cg_on */
 };
 
-static void bs_series_fill(struct gpulat_series *sr, uint32_t fam, uint32_t id,
-			   uint32_t cpu, uint64_t key, const char *key_name,
-			   const struct gl_bpf_hist *h, uint64_t max)
+/* bs_item_add - room for one more series; NULL: out of memory */
+static struct bs_item *bs_item_add(struct bs_build *bb)
 {
-	char name[GPULAT_NAME_LEN];
+	struct bs_item *p;
+	size_t cap;
 
-	sr->family = fam;
-	sr->id = id;
-	sr->cpu = cpu;
-	sr->key = key;
-	gl_series_name(name, sizeof(name), fam, id);
-	bs_copy(sr->name, sizeof(sr->name), name);
-	bs_copy(sr->key_name, sizeof(sr->key_name), key_name);
-	sr->count = h->count;
-	sr->sum_ns = h->sum_ns;
-	sr->max_ns = max;
-	memcpy(sr->buckets, h->slots, sizeof(h->slots));
+	if (bb->nr_items == bb->cap_items) {
+		cap = bb->cap_items ? 2 * bb->cap_items : 256;
+		p = realloc(bb->items, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		bb->items = p;
+		bb->cap_items = cap;
+	}
+	p = &bb->items[bb->nr_items++];
+	memset(p, 0, sizeof(*p));
+	return p;
 }
 
-/* bs_pcpu - the per-CPU series of @bf; counts them when @bb->s is NULL */
+/*
+ * bs_map_array - map array @name of values of @size, at least @nr of
+ * them, read-only, once (*@mem): read in place, with no copy through
+ * the kernel
+ */
+static int bs_map_array(struct gl_bpf *b, const char *name, size_t size,
+			uint64_t nr, const unsigned char **mem, size_t *len)
+{
+	int fd = gl_bpf_map_fd(b, name);
+	struct bpf_map_info info = { 0 };
+	uint32_t ilen = sizeof(info);
+	long page = sysconf(_SC_PAGESIZE);
+	size_t need;
+	void *m;
+
+	if (*mem)
+		return 0;
+	if (fd < 0)
+		return -ENOENT;
+	if (bpf_obj_get_info_by_fd(fd, &info, &ilen))
+		return -errno;
+	/* the pins' layout was checked; the CPU count can still differ */
+	if (info.value_size != size || info.max_entries < nr)
+		return -EPROTO;
+	need = (size_t)info.max_entries * info.value_size;
+	if (page > 0)
+		need = (need + page - 1) / page * page;
+	m = mmap(NULL, need, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	*mem = m;
+	*len = need;
+	return 0;
+}
+
+static int bs_pcpu_map(struct gl_bpf *b)
+{
+	return bs_map_array(b, "gl_pcpu", sizeof(struct gl_bpf_hist),
+			    (uint64_t)GL_BPF_PCPU_NR * b->ncpus, &b->pcpu_mem,
+			    &b->pcpu_len);
+}
+
+const struct gl_bpf_hist *gl_bpf_pcpu(struct gl_bpf *b, unsigned int cpu,
+				      uint32_t idx)
+{
+	if (bs_pcpu_map(b) || cpu >= b->ncpus || idx >= GL_BPF_PCPU_NR)
+		return NULL;
+	return (const void *)(b->pcpu_mem + (size_t)gl_pcpu_index(cpu, idx) *
+			      sizeof(struct gl_bpf_hist));
+}
+
+/* bs_pcpu - the per-CPU series of @bf that are listed */
 static int bs_pcpu(struct gl_bpf *b, const struct gl_bpf_family *bf,
 		   const struct cpuset *online, struct bs_build *bb)
 {
-	int fd = gl_bpf_map_fd(b, "gl_pcpu");
 	const struct gl_vector_info *vi;
-	struct gl_bpf_hist *v;
-	uint32_t id, idx, cpu;
+	const struct gl_bpf_hist *h;
+	struct bs_item *it;
+	uint32_t id, cpu;
 	uint64_t key;
-	int ret = 0;
+	int ret = bs_pcpu_map(b);
 
-	v = calloc(b->ncpus, sizeof(*v));
-	if (!v || fd < 0) {
-		free(v);
-		return fd < 0 ? -ENOENT : -ENOMEM;
-	}
-	for (id = 0; id < bf->nr_pcpu; id++) {
-		idx = bf->pcpu_base + id;
+	for (id = 0; !ret && id < bf->nr_pcpu; id++) {
 		/* softirq: key and key_name are the vector's, as the module's */
 		key = bf->pcpu_vector ? id / 2 : 0;
 		vi = bf->pcpu_vector ? gl_vector_info(key) : NULL;
-		if (bpf_map_lookup_elem(fd, &idx, v)) {
-			ret = -errno;
-			break;
-		}
 		for (cpu = 0; cpu < b->ncpus; cpu++) {
-			if (!cpuset_has(online, cpu) && !v[cpu].count)
+			h = gl_bpf_pcpu(b, cpu, bf->pcpu_base + id);
+			if (!cpuset_has(online, cpu) &&
+			    !__atomic_load_n(&h->count, __ATOMIC_RELAXED))
 				continue;
-			if (bb->s && bb->nr_series < bb->cap)
-				bs_series_fill(gl_series_at(bb->s, bb->nr_series),
-					       bf->id, id, cpu, key,
-					       vi ? vi->name : "", &v[cpu],
-					       v[cpu].max_ns);
-			bb->nr_series++;
+			it = bs_item_add(bb);
+			if (!it)
+				return -ENOMEM;
+			it->family = bf->id;
+			it->id = id;
+			it->cpu = cpu;
+			it->key = key;
+			it->at = bf->pcpu_base + id;
+			it->key_name = vi ? vi->name : "";
 		}
 	}
-	free(v);
 	return ret;
 }
 
@@ -131,20 +197,39 @@ static uint64_t bs_walk_max(int fd)
 	return 2ULL * info.max_entries + 16;
 }
 
+/* bs_val_room - room in bb->vals for one value of @len; NULL: no memory */
+static unsigned char *bs_val_room(struct bs_build *bb, size_t len)
+{
+	unsigned char *p;
+	size_t cap;
+
+	if (bb->vals_len + len > bb->vals_cap) {
+		cap = bb->vals_cap ? 2 * bb->vals_cap : 64 * len;
+		while (cap < bb->vals_len + len)
+			cap *= 2;
+		p = realloc(bb->vals, cap);
+		if (!p)
+			return NULL;
+		bb->vals = p;
+		bb->vals_cap = cap;
+	}
+	return bb->vals + bb->vals_len;
+}
+
 /* bs_keyed - the keyed series of @bf, a key's series all or sparse */
 static int bs_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf,
 		    struct bs_build *bb)
 {
+	size_t vlen = bs_keyed_size(bf);
 	char mname[GL_BPF_NAME];
-	struct gl_bpf_key_hdr *hdr;
-	struct gl_bpf_hist *h;
+	const struct gl_bpf_hist *h;
 	uint64_t key, next, *maxv = NULL, max, steps;
 	unsigned char *val;
+	struct bs_item *it;
 	int kfd, mfd, ret = 0;
 	bool first = true;
 	unsigned int cpu;
 	uint32_t id;
-	char name[GPULAT_NAME_LEN + 1];
 
 	snprintf(mname, sizeof(mname), "%s_keys", bf->keyed);
 	kfd = gl_bpf_map_fd(b, mname);
@@ -152,40 +237,46 @@ static int bs_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf,
 	mfd = gl_bpf_map_fd(b, mname);
 	if (kfd < 0 || mfd < 0)
 		return -ENOENT;
-	val = calloc(1, bs_keyed_size(bf));
 	maxv = calloc((size_t)b->ncpus * bf->nr_keyed, sizeof(*maxv));
-	if (!val || !maxv) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	hdr = (void *)val;
-	h = (void *)(val + sizeof(*hdr));
+	if (!maxv)
+		return -ENOMEM;
 	steps = bs_walk_max(kfd);
 	while (steps-- &&
 	       !bpf_map_get_next_key(kfd, first ? NULL : &key, &next)) {
 		first = false;
 		key = next;
+		val = bs_val_room(bb, vlen);
+		if (!val) {
+			ret = -ENOMEM;
+			break;
+		}
 		if (bpf_map_lookup_elem(kfd, &key, val))
 			continue;	/* not there any more: keys stay, but */
 		if (bpf_map_lookup_elem(mfd, &key, maxv))
 			memset(maxv, 0, (size_t)b->ncpus * bf->nr_keyed * 8);
-		memcpy(name, hdr->name, GPULAT_NAME_LEN);
-		name[GPULAT_NAME_LEN] = '\0';
+		h = (const void *)(val + sizeof(struct gl_bpf_key_hdr));
 		for (id = 0; id < bf->nr_keyed; id++) {
 			if (bf->keyed_sparse && !h[id].count)
 				continue;
 			for (max = 0, cpu = 0; cpu < b->ncpus; cpu++)
 				if (maxv[cpu * bf->nr_keyed + id] > max)
 					max = maxv[cpu * bf->nr_keyed + id];
-			if (bb->s && bb->nr_series < bb->cap)
-				bs_series_fill(gl_series_at(bb->s, bb->nr_series),
-					       bf->id, id, GPULAT_CPU_NONE, key,
-					       name, &h[id], max);
-			bb->nr_series++;
+			it = bs_item_add(bb);
+			if (!it) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			it->family = bf->id;
+			it->id = id;
+			it->cpu = GPULAT_CPU_NONE;
+			it->keyed = true;
+			it->key = key;
+			it->max = max;
+			it->at = bb->vals_len;
 		}
+		bb->vals_len += vlen;
 	}
 out:
-	free(val);
 	free(maxv);
 	return ret;
 }
@@ -384,33 +475,42 @@ static int bs_event_cmp(const void *pa, const void *pb)
 
 /*
  * bs_events - the newest GL_BPF_NR_EVENTS timeline events of all CPUs'
- * rings (gl_events), oldest first, into @out; how many.  Read twice: an
- * entry that differs between the two reads is being written, and is
- * left out, as the module leaves out one being overwritten.
+ * rings (gl_events, in place), oldest first, into @out; how many.  Read
+ * twice: an entry that differs between the two reads is being written,
+ * and is left out, as the module leaves out one being overwritten.  A
+ * CPU that never had one costs one load.
  */
 static size_t bs_events(struct gl_bpf *b,
 			struct gpulat_event out[GL_BPF_NR_EVENTS])
 {
-	int fd = gl_bpf_map_fd(b, "gl_events");
-	struct gl_bpf_events *r1, *r2;
-	struct bs_event *all;
+	const struct gl_bpf_events *live;
+	struct gl_bpf_events *r1;
+	struct bs_event *all = NULL;
 	size_t n = 0, i, from;
-	uint32_t zero = 0, cpu;
+	uint32_t cpu;
 
-	if (fd < 0)
+	if (bs_map_array(b, "gl_events", sizeof(*live), b->ncpus, &b->ev_mem,
+			 &b->ev_len))
 		return 0;
-	r1 = calloc(b->ncpus, sizeof(*r1));
-	r2 = calloc(b->ncpus, sizeof(*r2));
-	all = calloc((size_t)b->ncpus * GL_BPF_NR_EVENTS, sizeof(*all));
-	if (!r1 || !r2 || !all || bpf_map_lookup_elem(fd, &zero, r1) ||
-	    bpf_map_lookup_elem(fd, &zero, r2))
-		goto out;
+	r1 = malloc(sizeof(*r1));
+	if (!r1)
+		return 0;
 	for (cpu = 0; cpu < b->ncpus; cpu++) {
+		live = (const void *)(b->ev_mem + (size_t)cpu * sizeof(*live));
+		if (!__atomic_load_n(&live->next, __ATOMIC_ACQUIRE))
+			continue;
+		if (!all) {
+			all = calloc((size_t)b->ncpus * GL_BPF_NR_EVENTS,
+				     sizeof(*all));
+			if (!all)
+				break;
+		}
+		memcpy(r1, live, sizeof(*r1));
 		for (i = 0; i < GL_BPF_NR_EVENTS; i++) {
-			const struct gl_bpf_event *e = &r1[cpu].e[i];
+			const struct gl_bpf_event *e = &r1->e[i];
 
 			if (!e->seq || (e->seq - 1) % GL_BPF_NR_EVENTS != i ||
-			    memcmp(e, &r2[cpu].e[i], sizeof(*e)))
+			    memcmp(e, &live->e[i], sizeof(*e)))
 				continue;
 			all[n].ev = e->ev;
 			all[n].ev.pad = 0;
@@ -418,14 +518,14 @@ static size_t bs_events(struct gl_bpf *b,
 			all[n++].seq = e->seq;
 		}
 	}
-	qsort(all, n, sizeof(*all), bs_event_cmp);
-	from = n > GL_BPF_NR_EVENTS ? n - GL_BPF_NR_EVENTS : 0;
-	for (i = from; i < n; i++)
-		out[i - from] = all[i].ev;
-	n -= from;
-out:
+	if (n) {
+		qsort(all, n, sizeof(*all), bs_event_cmp);
+		from = n > GL_BPF_NR_EVENTS ? n - GL_BPF_NR_EVENTS : 0;
+		for (i = from; i < n; i++)
+			out[i - from] = all[i].ev;
+		n -= from;
+	}
 	free(r1);
-	free(r2);
 	free(all);
 	return n;
 }
@@ -446,14 +546,75 @@ static void bs_fixed(size_t *nr_counters, size_t *nr_probes)
 	}
 }
 
-/* bs_order_cmp - gl_series_cmp of two pointers to series */
-static int bs_order_cmp(const void *a, const void *b)
+/* bs_item_cmp - gl_series_cmp's order: family, id, key, cpu */
+static int bs_item_cmp(const void *pa, const void *pb)
 {
-	return gl_series_cmp(*(const unsigned char *const *)a,
-			     *(const unsigned char *const *)b);
+	const struct bs_item *a = pa, *b = pb;
+
+	if (a->family != b->family)
+		return a->family < b->family ? -1 : 1;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	return 0;
 }
 
-/* bs_walk - one pass over every family: count, or fill bb->s */
+/* bs_name - @src into @dst of @n bytes (zeroed), cut */
+static void bs_name(char *dst, size_t n, const char *src)
+{
+	memcpy(dst, src, strnlen(src, n - 1));
+}
+
+/*
+ * bs_fill - series @i in the blob at @dst, its histogram read where it
+ * lies: the count first, as the programs write it last, so that no slot
+ * is behind it
+ */
+static void bs_fill(void *ctx, size_t i, unsigned char *dst)
+{
+	const struct bs_build *bb = ctx;
+	const struct bs_item *it = &bb->items[i];
+	const struct gl_series_info *si = gl_series_info(it->family, it->id);
+	const struct gl_bpf_key_hdr *hdr = NULL;
+	struct gpulat_series *sr = (void *)dst;
+	const struct gl_bpf_hist *h;
+	char kn[GPULAT_NAME_LEN + 1];
+
+	_Static_assert(GL_SERIES_STRIDE == sizeof(struct gpulat_series) +
+		       sizeof(h->slots), "a series is its header and slots");
+	memset(sr, 0, sizeof(*sr));
+	if (it->keyed) {
+		hdr = (const void *)(bb->vals + it->at);
+		h = (const void *)(bb->vals + it->at + sizeof(*hdr));
+		h += it->id;
+	} else {
+		h = gl_bpf_pcpu(bb->b, it->cpu, it->at);
+	}
+	sr->family = it->family;
+	sr->id = it->id;
+	sr->cpu = it->cpu;
+	sr->key = it->key;
+	if (si)
+		bs_name(sr->name, sizeof(sr->name), si->name);
+	else
+		gl_series_name(sr->name, sizeof(sr->name), it->family, it->id);
+	if (hdr) {
+		memcpy(kn, hdr->name, GPULAT_NAME_LEN);
+		kn[GPULAT_NAME_LEN] = '\0';
+		bs_name(sr->key_name, sizeof(sr->key_name), kn);
+	} else {
+		bs_name(sr->key_name, sizeof(sr->key_name), it->key_name);
+	}
+	sr->count = __atomic_load_n(&h->count, __ATOMIC_ACQUIRE);
+	memcpy(sr->buckets, h->slots, sizeof(h->slots));
+	sr->sum_ns = h->sum_ns;
+	sr->max_ns = it->keyed ? it->max : h->max_ns;
+}
+
+/* bs_walk - one pass over every family: the series, counters, probes */
 static int bs_walk(struct gl_bpf *b, const struct cpuset *online,
 		   struct bs_build *bb)
 {
@@ -461,7 +622,6 @@ static int bs_walk(struct gl_bpf *b, const struct cpuset *online,
 	uint32_t f;
 	int ret = 0;
 
-	bb->nr_series = bb->nr_counters = bb->nr_probes = 0;
 	for (f = 1; !ret && f < GPULAT_FAM_MAX; f++) {
 		bf = gl_bpf_family(f);
 		if (!bf)
@@ -479,16 +639,15 @@ int gl_bpf_snapshot(struct gl_bpf *b, struct gl_snapshot **out, char *err,
 		    size_t errlen)
 {
 	struct gpulat_event ev[GL_BPF_NR_EVENTS];
-	struct bs_build bb = { 0 };
+	struct bs_build bb = { .b = b };
 	const struct gl_bpf_family *bf;
 	struct gpulat_snap_header *h;
 	struct gl_bpf_conf c;
 	struct cpuset online;
 	struct utsname u;
-	const unsigned char **order;
-	size_t want, nr_ev, nc, np, i;
+	size_t nr_ev, nc, np;
 	uint32_t f;
-	int ret, tries;
+	int ret;
 
 	*out = NULL;
 	bs_online(&online);
@@ -500,59 +659,35 @@ int gl_bpf_snapshot(struct gl_bpf *b, struct gl_snapshot **out, char *err,
 			ret = bs_sweep(b, bf);
 	}
 	nr_ev = bs_events(b, ev);
-	/*
-	 * One walk where the last snapshot's count leaves room (every map
-	 * read once: at 224 CPUs each per-CPU read is 400 KB); else a walk
-	 * that counts first.  Keys can appear between the count and the
-	 * fill: the fill counts what it had no room for, and is done again.
-	 */
-	for (tries = 0; !ret && tries < 4; tries++) {
-		if (!tries && b->series_hint) {
-			want = b->series_hint + 64;
-		} else {
-			if (!tries) {
-				ret = bs_walk(b, &online, &bb);
-				if (ret)
-					break;
-			}
-			want = bb.nr_series + 16;
-		}
-		bs_fixed(&nc, &np);
-		bb.s = gl_snapshot_alloc(want, nc, np, nr_ev);
-		if (!bb.s) {
-			ret = -ENOMEM;
-			break;
-		}
-		bb.cap = want;
+	bs_fixed(&nc, &np);
+	bb.s = ret ? NULL : gl_snapshot_alloc(0, nc, np, nr_ev);
+	if (!ret && !bb.s)
+		ret = -ENOMEM;
+	/* as many items as the last snapshot had: no growing on the way */
+	if (!ret && b->series_hint) {
+		bb.items = malloc((b->series_hint + 64) * sizeof(*bb.items));
+		bb.cap_items = bb.items ? b->series_hint + 64 : 0;
+	}
+	if (!ret) {
 		bb.cap_counters = nc;
 		bb.cap_probes = np;
 		memcpy(bb.s->events, ev, nr_ev * sizeof(*ev));
+		/*
+		 * every map read once; the histograms of gl_pcpu are copied
+		 * once, into the blob, where they lie: at 224 CPUs they are
+		 * 11 MB
+		 */
 		ret = bs_walk(b, &online, &bb);
-		if (!ret && bb.nr_series <= want &&
-		    bb.nr_counters == nc && bb.nr_probes == np)
-			break;
-		gl_snapshot_free(bb.s);
-		bb.s = NULL;
-		if (!ret)
-			ret = tries == 3 ? -EAGAIN : 0;
 	}
+	if (!ret && (bb.nr_counters != nc || bb.nr_probes != np))
+		ret = -EPROTO;
 	if (ret) {
 		gl_set_err(err, errlen, "reading the BPF maps: %s",
 			   strerror(-ret));
-		gl_snapshot_free(bb.s);
-		return ret;
+		goto out;
 	}
-	bb.s->nr_series = bb.nr_series;
-	b->series_hint = bb.nr_series;
-	/* sorted by pointers, laid out sorted by the one copy into the blob */
-	order = malloc((bb.nr_series ? bb.nr_series : 1) * sizeof(*order));
-	if (!order) {
-		gl_snapshot_free(bb.s);
-		return -ENOMEM;
-	}
-	for (i = 0; i < bb.nr_series; i++)
-		order[i] = bb.s->series + i * GL_SERIES_STRIDE;
-	qsort(order, bb.nr_series, sizeof(*order), bs_order_cmp);
+	b->series_hint = bb.nr_items;
+	qsort(bb.items, bb.nr_items, sizeof(*bb.items), bs_item_cmp);
 	h = &bb.s->hdr;
 	h->abi_major = GPULAT_ABI_MAJOR;
 	h->abi_minor = GPULAT_ABI_MINOR;
@@ -567,15 +702,17 @@ int gl_bpf_snapshot(struct gl_bpf *b, struct gl_snapshot **out, char *err,
 	if (!uname(&u))
 		bs_copy(h->kernel_release, sizeof(h->kernel_release),
 			u.release);
-	ret = gl_snapshot_build_blob_ordered(bb.s, order);
-	free(order);
+	ret = gl_snapshot_build_blob_fill(bb.s, bb.nr_items, bs_fill, &bb);
 	/* through the module's parser: one decoding for both sources */
 	if (!ret)
 		ret = gl_snapshot_parse_owned(bb.s->blob, bb.s->blob_len, out,
 					      err, errlen);
 	if (!ret)
 		bb.s->blob = NULL;	/* *out's now */
+out:
 	gl_snapshot_free(bb.s);
+	free(bb.items);
+	free(bb.vals);
 	return ret;
 }
 
@@ -640,6 +777,7 @@ int gl_bpf_reset(struct gl_bpf *b)
 {
 	int pfd = gl_bpf_map_fd(b, "gl_pcpu"), cfd = gl_bpf_map_fd(b, "gl_cnt");
 	int sfd = gl_bpf_map_fd(b, "gl_swept");
+	static const struct gl_bpf_hist hzero;
 	uint64_t none = 0;
 	const struct gl_bpf_family *bf;
 	struct gl_bpf_conf c;
@@ -649,11 +787,11 @@ int gl_bpf_reset(struct gl_bpf *b)
 
 	if (pfd < 0 || cfd < 0)
 		return -ENOENT;
-	zero = calloc(b->ncpus, sizeof(struct gl_bpf_hist));
+	zero = calloc(b->ncpus, sizeof(struct gl_bpf_cnt));
 	if (!zero)
 		return -ENOMEM;
-	for (i = 0; !ret && i < GL_BPF_PCPU_NR; i++)
-		if (bpf_map_update_elem(pfd, &i, zero, BPF_ANY))
+	for (i = 0; !ret && i < GL_BPF_PCPU_NR * b->ncpus; i++)
+		if (bpf_map_update_elem(pfd, &i, &hzero, BPF_ANY))
 			ret = -errno;
 	for (f = 0; !ret && f < GPULAT_FAM_MAX; f++) {
 		if (bpf_map_update_elem(cfd, &f, zero, BPF_ANY) ||

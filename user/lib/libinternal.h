@@ -58,6 +58,15 @@ int gl_snapshot_build_blob(struct gl_snapshot *s);
 int gl_snapshot_build_blob_ordered(struct gl_snapshot *s,
 				   const unsigned char *const *order);
 /*
+ * gl_snapshot_build_blob_fill - the blob of @s with @nr_series series,
+ * series i written by @fill at @dst (GL_SERIES_STRIDE bytes, all of them):
+ * a source builds its series in place, in the blob's order
+ */
+int gl_snapshot_build_blob_fill(struct gl_snapshot *s, size_t nr_series,
+				void (*fill)(void *ctx, size_t i,
+					     unsigned char *dst),
+				void *ctx);
+/*
  * gl_snapshot_parse_owned - gl_snapshot_parse keeping @buf (malloc'd, at
  * least the blob's total_size) as the blob instead of a copy: on success
  * it belongs to *@out; on failure it is still the caller's

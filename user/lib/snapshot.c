@@ -89,23 +89,47 @@ int gl_snapshot_build_blob(struct gl_snapshot *s)
 	return gl_snapshot_build_blob_ordered(s, NULL);
 }
 
+struct bb_order {
+	const struct gl_snapshot *s;
+	const unsigned char *const *order;
+};
+
+static void bb_order_fill(void *ctx, size_t i, unsigned char *dst)
+{
+	const struct bb_order *o = ctx;
+
+	memcpy(dst, o->order ? o->order[i] :
+	       o->s->series + i * GL_SERIES_STRIDE, GL_SERIES_STRIDE);
+}
+
 /* gl_snapshot_build_blob_ordered - see libinternal.h */
 int gl_snapshot_build_blob_ordered(struct gl_snapshot *s,
 				   const unsigned char *const *order)
+{
+	struct bb_order o = { s, order };
+
+	/* the series are the blob's own: it holds these entries already */
+	if (s->series_in_blob)
+		return 0;
+	return gl_snapshot_build_blob_fill(s, s->nr_series, bb_order_fill, &o);
+}
+
+/* gl_snapshot_build_blob_fill - see libinternal.h */
+int gl_snapshot_build_blob_fill(struct gl_snapshot *s, size_t nr_series,
+				void (*fill)(void *ctx, size_t i,
+					     unsigned char *dst),
+				void *ctx)
 {
 	struct gpulat_snap_header *h = &s->hdr;
 	uint64_t off = GPULAT_SNAP_HEADER_SIZE_VER1;
 	unsigned char *blob;
 	size_t len, i;
 
-	/* the series are the blob's own: it holds these entries already */
-	if (s->series_in_blob)
-		return 0;
 	h->magic = GPULAT_SNAP_MAGIC;
 	h->header_size = GPULAT_SNAP_HEADER_SIZE_VER1;
 	h->series = (struct gpulat_snap_section){
-		off, s->nr_series, GL_SERIES_STRIDE };
-	off += s->nr_series * GL_SERIES_STRIDE;
+		off, nr_series, GL_SERIES_STRIDE };
+	off += nr_series * GL_SERIES_STRIDE;
 	h->counters = (struct gpulat_snap_section){
 		off, s->nr_counters, sizeof(struct gpulat_counter) };
 	off += s->nr_counters * sizeof(struct gpulat_counter);
@@ -124,13 +148,8 @@ int gl_snapshot_build_blob_ordered(struct gl_snapshot *s,
 	_Static_assert(sizeof(*h) == GPULAT_SNAP_HEADER_SIZE_VER1,
 		       "the header written is VER1");
 	memcpy(blob, h, sizeof(*h));
-	if (order)
-		for (i = 0; i < s->nr_series; i++)
-			memcpy(blob + h->series.offset + i * GL_SERIES_STRIDE,
-			       order[i], GL_SERIES_STRIDE);
-	else
-		memcpy(blob + h->series.offset, s->series,
-		       s->nr_series * GL_SERIES_STRIDE);
+	for (i = 0; i < nr_series; i++)
+		fill(ctx, i, blob + h->series.offset + i * GL_SERIES_STRIDE);
 	memcpy(blob + h->counters.offset, s->counters,
 	       s->nr_counters * sizeof(struct gpulat_counter));
 	memcpy(blob + h->probes.offset, s->probes,
