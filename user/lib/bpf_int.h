@@ -60,6 +60,8 @@ struct gl_bpf {
 	uint64_t *lost_seen;		/* per CPU */
 	struct procname_cache names;	/* the culprits' comm and tgid */
 	size_t series_hint;		/* series of the last snapshot */
+	/* per family: its keys' maxima as last read (bpf_snap.c) */
+	struct bs_kmax_cache *kmax[GPULAT_FAM_MAX];
 	/* gl_pcpu and gl_events, mapped read-only at the first snapshot */
 	const unsigned char *pcpu_mem, *ev_mem;
 	size_t pcpu_len, ev_len;
@@ -81,6 +83,8 @@ int gl_bpf_open_pinned(struct gl_bpf *b, char *err, size_t errlen);
 int gl_bpf_cgroup_switch(struct gl_bpf *b, bool on);
 
 /* bpf_snap.c */
+/* gl_bpf_snap_free - what the snapshots of @b keep between them */
+void gl_bpf_snap_free(struct gl_bpf *b);
 /* gl_bpf_pcpu - the histogram of per-CPU series @idx on @cpu, in place */
 const struct gl_bpf_hist *gl_bpf_pcpu(struct gl_bpf *b, unsigned int cpu,
 				      uint32_t idx);

@@ -75,6 +75,7 @@ struct bs_build {
 	size_t nr_items, cap_items;
 	unsigned char *vals;		/* keyed values, back to back */
 	size_t vals_len, vals_cap;
+	uint64_t generation;	/* the settings' (bs_kc_get) */
 	bool rides_on;		/* the settings' cg_on */
 };
 
@@ -216,6 +217,83 @@ static unsigned char *bs_val_room(struct bs_build *bb, size_t len)
 	return bb->vals + bb->vals_len;
 }
 
+/*
+ * A family's keys' maxima as the last snapshot read them, with the count
+ * of the key's series then: a per-CPU read of every key (nr_keyed x 8
+ * bytes per possible CPU) is most of a snapshot at scale, and a key's
+ * maxima change only with a sample, which its count shows (the programs
+ * store the maximum before their atomic add of the count).  A reset
+ * empties it.
+ */
+struct bs_kmax_cache {
+	uint64_t generation;
+	size_t cap;			/* entries, a power of two */
+	unsigned int nr_keyed;
+	uint64_t slots[];		/* cap x bs_kc_words() */
+};
+
+/* an entry: used, key, count, then nr_keyed maxima */
+static size_t bs_kc_words(const struct bs_kmax_cache *kc)
+{
+	return 3 + kc->nr_keyed;
+}
+
+/* bs_kc_get - the entry of @key, made if there is room; NULL: none */
+static uint64_t *bs_kc_get(struct gl_bpf *b, const struct gl_bpf_family *bf,
+			   uint64_t generation, uint64_t key, uint64_t nr_keys)
+{
+	struct bs_kmax_cache *kc = b->kmax[bf->id];
+	uint64_t *e;
+	size_t cap = 64, i, n;
+
+	if (!kc) {
+		while (cap < 2 * nr_keys)
+			cap *= 2;
+		kc = calloc(1, sizeof(*kc) +
+			    cap * (3 + bf->nr_keyed) * sizeof(uint64_t));
+		if (!kc)
+			return NULL;
+		kc->cap = cap;
+		kc->nr_keyed = bf->nr_keyed;
+		kc->generation = generation;
+		b->kmax[bf->id] = kc;
+	}
+	if (kc->generation != generation) {
+		memset(kc->slots, 0,
+		       kc->cap * bs_kc_words(kc) * sizeof(uint64_t));
+		kc->generation = generation;
+	}
+	i = (key * 0x9e3779b97f4a7c15ULL) >> 40;
+	for (n = 0; n < kc->cap; n++, i++) {
+		e = &kc->slots[(i & (kc->cap - 1)) * bs_kc_words(kc)];
+		if (!e[0]) {
+			e[0] = 1;
+			e[1] = key;
+			e[2] = UINT64_MAX;	/* no count read yet */
+			return e;
+		}
+		if (e[1] == key)
+			return e;
+	}
+	return NULL;
+}
+
+/* gl_bpf_snap_free - see bpf_int.h */
+void gl_bpf_snap_free(struct gl_bpf *b)
+{
+	uint32_t f;
+
+	for (f = 0; f < GPULAT_FAM_MAX; f++) {
+		free(b->kmax[f]);
+		b->kmax[f] = NULL;
+	}
+	if (b->pcpu_mem)
+		munmap((void *)b->pcpu_mem, b->pcpu_len);
+	if (b->ev_mem)
+		munmap((void *)b->ev_mem, b->ev_len);
+	b->pcpu_mem = b->ev_mem = NULL;
+}
+
 /* bs_keyed - the keyed series of @bf, a key's series all or sparse */
 static int bs_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf,
 		    struct bs_build *bb)
@@ -223,7 +301,9 @@ static int bs_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf,
 	size_t vlen = bs_keyed_size(bf);
 	char mname[GL_BPF_NAME];
 	const struct gl_bpf_hist *h;
-	uint64_t key, next, *maxv = NULL, max, steps;
+	uint64_t key, next, *maxv = NULL, *kmx, *ce, max, steps, total;
+	struct bpf_map_info info = { 0 };
+	uint32_t ilen = sizeof(info);
 	unsigned char *val;
 	struct bs_item *it;
 	int kfd, mfd, ret = 0;
@@ -237,10 +317,14 @@ static int bs_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf,
 	mfd = gl_bpf_map_fd(b, mname);
 	if (kfd < 0 || mfd < 0)
 		return -ENOENT;
-	maxv = calloc((size_t)b->ncpus * bf->nr_keyed, sizeof(*maxv));
+	maxv = calloc((size_t)b->ncpus * bf->nr_keyed + bf->nr_keyed,
+		      sizeof(*maxv));
 	if (!maxv)
 		return -ENOMEM;
-	steps = bs_walk_max(kfd);
+	kmx = maxv + (size_t)b->ncpus * bf->nr_keyed;
+	if (bpf_obj_get_info_by_fd(kfd, &info, &ilen))
+		info.max_entries = 256;
+	steps = 2ULL * info.max_entries + 16;
 	while (steps-- &&
 	       !bpf_map_get_next_key(kfd, first ? NULL : &key, &next)) {
 		first = false;
@@ -252,15 +336,31 @@ static int bs_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf,
 		}
 		if (bpf_map_lookup_elem(kfd, &key, val))
 			continue;	/* not there any more: keys stay, but */
-		if (bpf_map_lookup_elem(mfd, &key, maxv))
-			memset(maxv, 0, (size_t)b->ncpus * bf->nr_keyed * 8);
 		h = (const void *)(val + sizeof(struct gl_bpf_key_hdr));
+		for (total = 0, id = 0; id < bf->nr_keyed; id++)
+			total += h[id].count;
+		ce = bs_kc_get(b, bf, bb->generation, key, info.max_entries);
+		if (ce && ce[2] == total) {
+			memcpy(kmx, ce + 3, bf->nr_keyed * sizeof(*kmx));
+		} else {
+			if (bpf_map_lookup_elem(mfd, &key, maxv))
+				memset(maxv, 0,
+				       (size_t)b->ncpus * bf->nr_keyed * 8);
+			for (id = 0; id < bf->nr_keyed; id++) {
+				for (max = 0, cpu = 0; cpu < b->ncpus; cpu++)
+					if (maxv[cpu * bf->nr_keyed + id] > max)
+						max = maxv[cpu * bf->nr_keyed + id];
+				kmx[id] = max;
+			}
+			if (ce) {
+				ce[2] = total;
+				memcpy(ce + 3, kmx, bf->nr_keyed * sizeof(*kmx));
+			}
+		}
 		for (id = 0; id < bf->nr_keyed; id++) {
 			if (bf->keyed_sparse && !h[id].count)
 				continue;
-			for (max = 0, cpu = 0; cpu < b->ncpus; cpu++)
-				if (maxv[cpu * bf->nr_keyed + id] > max)
-					max = maxv[cpu * bf->nr_keyed + id];
+			max = kmx[id];
 			it = bs_item_add(bb);
 			if (!it) {
 				ret = -ENOMEM;
@@ -609,6 +709,13 @@ static void bs_fill(void *ctx, size_t i, unsigned char *dst)
 		bs_name(sr->key_name, sizeof(sr->key_name), it->key_name);
 	}
 	sr->count = __atomic_load_n(&h->count, __ATOMIC_ACQUIRE);
+	/* most CPUs' series are empty: written, not read (and no sample
+	 * on its way shows before its count)
+	 */
+	if (!sr->count) {
+		memset(sr->buckets, 0, sizeof(h->slots));
+		return;
+	}
 	memcpy(sr->buckets, h->slots, sizeof(h->slots));
 	sr->sum_ns = h->sum_ns;
 	sr->max_ns = it->keyed ? it->max : h->max_ns;
@@ -653,6 +760,7 @@ int gl_bpf_snapshot(struct gl_bpf *b, struct gl_snapshot **out, char *err,
 	bs_online(&online);
 	ret = gl_bpf_conf_get(b, &c);
 	bb.rides_on = c.cg_on;
+	bb.generation = c.generation;
 	for (f = 1; !ret && f < GPULAT_FAM_MAX; f++) {
 		bf = gl_bpf_family(f);
 		if (bf && bf->inflight)

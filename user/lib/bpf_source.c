@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -252,10 +251,7 @@ void gl_bpf_close(struct gl_bpf *b)
 			close(b->maps[i].fd);
 	if (b->lock_fd >= 0)
 		close(b->lock_fd);
-	if (b->pcpu_mem)
-		munmap((void *)b->pcpu_mem, b->pcpu_len);
-	if (b->ev_mem)
-		munmap((void *)b->ev_mem, b->ev_len);
+	gl_bpf_snap_free(b);
 	gpulat_bpf__destroy(b->skel);
 	free(b);
 }
