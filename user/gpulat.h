@@ -101,6 +101,8 @@ enum gpulat_cmd gpulat_command_lookup(const char *word);
 
 /* Most FAMILY arguments of enable and disable (duplicates dropped). */
 #define GPULAT_FAMILY_LIST_MAX	64
+/* in a command's usage: the families of the table, as help prints them */
+#define GPULAT_USAGE_FAMILIES	"@FAMILIES@"
 
 /*
  * Shortest and longest INTERVAL, --duration and --interval accepted, in

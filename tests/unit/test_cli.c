@@ -625,6 +625,36 @@ TEST_F(tool, help_texts)
 	ASSERT_NE(NULL, strstr(self->out, "gpulat disable sched"));
 }
 
+/* Every list of families in the help is the table's, whole. */
+TEST_F(tool, help_lists_every_family)
+{
+	char *const *cmds[] = {
+		ARGV("--help"), ARGV("hist", "--help"),
+		ARGV("enable", "--help"), ARGV("disable", "--help"),
+	};
+	const char *list, *end;
+	size_t i, k;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		ASSERT_EQ(0, run(self->out, sizeof(self->out), self->err,
+				 sizeof(self->err), cmds[i]));
+		ASSERT_EQ(NULL, strstr(self->out, GPULAT_USAGE_FAMILIES));
+		list = strstr(self->out, "amilies: ");
+		ASSERT_NE(NULL, list);
+		end = strchr(list, '\n');
+		ASSERT_NE(NULL, end);
+		ASSERT_LT(2, gl_family_count());
+		for (k = 0; k < gl_family_count(); k++) {
+			const char *name = gl_family_name(gl_family_at(k));
+			const char *at = strstr(list, name);
+
+			ASSERT_TRUE(at && at < end) {
+				TH_LOG("%s missing in %s", name, cmds[i][0]);
+			}
+		}
+	}
+}
+
 /* The tool on a saved snapshot of every family: filters and splits. */
 TEST_F(tool, families_input)
 {

@@ -70,15 +70,24 @@ TEST(main_help_lists_the_table)
 /* gpulat COMMAND --help is the command's own text. */
 TEST(command_help)
 {
-	char *buf = NULL;
-	size_t len = 0;
+	char *buf = NULL, *ebuf = NULL;
+	size_t len = 0, elen = 0;
 	FILE *f = open_memstream(&buf, &len);
+	FILE *e = open_memstream(&ebuf, &elen);
 
 	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, e);
 	gpulat_usage(f, GPULAT_CMD_DISABLE);
+	gpulat_usage(e, GPULAT_CMD_ENABLE);
 	fclose(f);
-	ASSERT_STREQ(cmd_enable.usage, buf);
+	fclose(e);
+	ASSERT_STREQ(ebuf, buf);
+	/* the usage as written, the list of families in its place */
+	ASSERT_EQ(0, strncmp(cmd_enable.usage, buf, 30));
+	ASSERT_EQ(NULL, strstr(buf, GPULAT_USAGE_FAMILIES));
+	ASSERT_NE(NULL, strstr(buf, "Families: sched, "));
 	free(buf);
+	free(ebuf);
 }
 
 TEST_HARNESS_MAIN

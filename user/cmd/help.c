@@ -44,11 +44,20 @@ static const char usage_tail[] =
 "    gpulat report -o r.tar.gz  # everything a vendor needs, in one file\n"
 "    gpulat --source bpf attach # no module: BPF, attached until detach\n";
 
+/* help_families - the families of the table: "sched, block, ..." */
+static void help_families(FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < gl_family_count(); i++)
+		fprintf(f, "%s%s", i ? ", " : "",
+			gl_family_name(gl_family_at(i)));
+}
+
 /* usage_main - the tool's help: every command and every family */
 static void usage_main(FILE *f)
 {
 	const struct gpulat_command *c;
-	size_t i;
 	int cmd;
 
 	fputs(usage_head, f);
@@ -58,11 +67,23 @@ static void usage_main(FILE *f)
 			fprintf(f, "  %-12s %s\n", c->name, c->summary);
 	}
 	fputs("\nfamilies: ", f);
-	for (i = 0; i < gl_family_count(); i++)
-		fprintf(f, "%s%s", i ? ", " : "",
-			gl_family_name(gl_family_at(i)));
+	help_families(f);
 	fputc('\n', f);
 	fputs(usage_tail, f);
+}
+
+/* help_put - @text, each GPULAT_USAGE_FAMILIES in it the table's list */
+static void help_put(FILE *f, const char *text)
+{
+	const size_t tl = strlen(GPULAT_USAGE_FAMILIES);
+	const char *at;
+
+	while ((at = strstr(text, GPULAT_USAGE_FAMILIES))) {
+		fwrite(text, 1, at - text, f);
+		help_families(f);
+		text = at + tl;
+	}
+	fputs(text, f);
 }
 
 /* gpulat_usage - help text of @cmd (GPULAT_CMD_NONE: the tool's) */
@@ -71,7 +92,7 @@ void gpulat_usage(FILE *f, enum gpulat_cmd cmd)
 	const struct gpulat_command *c = gpulat_command_of(cmd);
 
 	if (c)
-		fputs(c->usage, f);
+		help_put(f, c->usage);
 	else
 		usage_main(f);
 }
