@@ -141,6 +141,12 @@ done
 # which the next command sweeps
 kill -9 -- -$loop
 wait $loop 2>/dev/null
+# SIGKILL takes effect when the process leaves the kernel (an attach may
+# be in the verifier): until then it is alive and its temporary its own
+for i in $(seq 200); do
+	pgrep -g "$loop" >/dev/null || break
+	sleep 0.05
+done
 [[ $bad -eq 0 ]] &&
 	ok "beside an attach/detach loop every status ran ($pinned of 20 on the pinned source)" ||
 	not_ok "beside an attach/detach loop # $bad of 20 failed or saw a half-made folder"
