@@ -17,6 +17,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "gpulat_hist.h"
+#include "gpulat_stamp.h"
 #include "gpulat_bpf.h"
 
 #define GL_E2BIG	7
@@ -236,42 +237,33 @@ static __always_inline void gl_hit(__u32 fam, __u32 i)
 
 /*
  * Start stamps of the sched and mm families: the module's packed layout
- * (kmod/stamp.h), in array maps indexed by the low pid bits and sized
- * at load as the module sizes its tables (so many entries per possible
- * CPU, at least 2^10: user/lib/bpf_load.c), never by pid_max.
+ * and packing (kmod/gpulat_stamp.h), in array maps indexed by the low pid
+ * bits and sized at load as the module sizes its tables (so many entries
+ * per possible CPU, at least 2^10: user/lib/bpf_load.c), never by pid_max.
  */
-#define GL_PID_BITS		GL_BPF_PID_BITS
-#define GL_PST_MIN_BITS		GL_BPF_PST_MIN_BITS
-#define GL_PST_FLAG		(1ULL << 12)
-#define GL_PST_USED		(1ULL << 13)
-#define GL_PST_TS_SHIFT		14
-#define GL_PST_PID_HI		((1ULL << (GL_PID_BITS - GL_PST_MIN_BITS)) - 1)
+#define GL_PST_FLAG		GPULAT_PST_FLAG
 
 /* the tables' index bits by family, set at load */
 extern const volatile __u32 gl_pst_bits[GPULAT_FAM_MAX];
 
-/* gl_pst_tag - the tag of @pid in a table of 2^@bits entries */
 static __always_inline __u64 gl_pst_tag(__u32 pid, __u32 bits)
 {
-	return GL_PST_USED | (pid >> bits);
+	return gpulat_pst_tag(pid, bits);
 }
 
 static __always_inline bool gl_pst_owns(__u64 entry, __u32 pid, __u32 bits)
 {
-	return (entry & (GL_PST_USED | GL_PST_PID_HI)) == gl_pst_tag(pid, bits);
+	return gpulat_pst_owns(entry, pid, bits);
 }
 
 static __always_inline __u64 gl_stamp(__u64 now, __u64 tag)
 {
-	return now << GL_PST_TS_SHIFT | tag;
+	return gpulat_stamp(now, GPULAT_PST_TS_SHIFT, tag);
 }
 
-/* gl_pst_delta - @now minus the time of @entry, signed (see stamp.h) */
 static __always_inline __s64 gl_pst_delta(__u64 entry, __u64 now)
 {
-	return (__s64)((now << GL_PST_TS_SHIFT) -
-		       (entry & ~((1ULL << GL_PST_TS_SHIFT) - 1))) >>
-	       GL_PST_TS_SHIFT;
+	return gpulat_pst_delta(entry, now);
 }
 
 /*

@@ -11,6 +11,7 @@
 
 #include "uapi/gpulat.h"
 #include "gpulat_hold.h"
+#include "gpulat_stamp.h"
 
 /* One histogram, as the module's struct gpulat_hist. */
 struct gl_bpf_hist {
@@ -92,10 +93,10 @@ struct gl_bpf_flight {
 
 /*
  * The pid-indexed stamp tables (sched, mm): pids are below 2^22, a table
- * has at least 2^10 entries (the module's GPULAT_PST_MIN_BITS).
+ * has at least 2^10 entries (gpulat_stamp.h).
  */
-#define GL_BPF_PID_BITS		22
-#define GL_BPF_PST_MIN_BITS	10
+#define GL_BPF_PID_BITS		GPULAT_PID_BITS
+#define GL_BPF_PST_MIN_BITS	GPULAT_PST_MIN_BITS
 
 /* Keys kept per keyed family (the module's defaults). */
 #define GL_BPF_BLOCK_KEYS	32

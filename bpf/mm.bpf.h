@@ -14,9 +14,10 @@
  * Begin and end run in the same task, which may sleep and migrate in
  * between: start stamps per task, in one table indexed by the low pid
  * bits with one entry per kind (reclaim, compaction), in the module's
- * layout (GL_PST_*; the flag: compaction not for an allocation, reclaim
- * of a memory cgroup: it never nests in direct reclaim, nor this in it).  Direct
- * compaction runs with PF_MEMALLOC set (__alloc_pages_direct_compact()),
+ * layout (GPULAT_PST_*, gpulat_stamp.h; the flag: compaction not for an
+ * allocation, reclaim of a memory cgroup: it never nests in direct
+ * reclaim, nor this in it).  Direct compaction runs with PF_MEMALLOC set
+ * (__alloc_pages_direct_compact()),
  * kcompactd, proactive compaction and vm.compact_memory without it.
  *
  * No argument is read: the prototypes differ (compaction: the scanner
@@ -43,7 +44,7 @@
 /* a stamp per kind for each of 2^gl_pst_bits[mm] pids, sized at load */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2U << GL_PST_MIN_BITS);
+	__uint(max_entries, 2U << GPULAT_PST_MIN_BITS);
 	__type(key, __u32);
 	__type(value, __u64);
 } gl_mm_st SEC(".maps");

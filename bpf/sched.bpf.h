@@ -22,7 +22,7 @@
 /* 2^gl_pst_bits[sched] stamps, sized at load (bpf_fam.c) */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1U << GL_PST_MIN_BITS);
+	__uint(max_entries, 1U << GPULAT_PST_MIN_BITS);
 	__type(key, __u32);
 	__type(value, __u64);
 } gl_sched_st SEC(".maps");
