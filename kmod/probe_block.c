@@ -38,6 +38,7 @@
 #include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/string.h>
+#include <linux/stringify.h>
 #include <linux/timekeeping.h>
 #include <trace/events/block.h>
 
@@ -49,12 +50,13 @@
 #include "sized.h"
 #include "compat/cgroup.h"
 #include "compat/block.h"
+#include "gpulat_defaults.h"
 #include "trace.h"
 
 /* A stamp this old may be taken over: twice the usual request timeout. */
-#define BLOCK_EXPIRE_NS		(60ULL * NSEC_PER_SEC)
-#define BLOCK_INFLIGHT_PER_CPU	128U
-#define BLOCK_INFLIGHT_MIN	4096U
+#define BLOCK_EXPIRE_NS		(GPULAT_BLOCK_EXPIRE_MS * NSEC_PER_MSEC)
+#define BLOCK_INFLIGHT_PER_CPU	((u32)GPULAT_BLOCK_INFLIGHT_PER_CPU)
+#define BLOCK_INFLIGHT_MIN	((u32)GPULAT_BLOCK_INFLIGHT_MIN)
 #define BLOCK_INFLIGHT_MAX	(1ULL << 22)
 #define BLOCK_NO_KEY		U32_MAX
 
@@ -80,7 +82,10 @@ struct block_pcpu {
 static unsigned int block_inflight;
 module_param(block_inflight, uint, 0444);
 MODULE_PARM_DESC(block_inflight,
-		 "in-flight request table entries (0: 128 per possible CPU, at least 4096; at most 4194304)");
+		 "in-flight request table entries (0: "
+		 __stringify(GPULAT_BLOCK_INFLIGHT_PER_CPU)
+		 " per possible CPU, at least "
+		 __stringify(GPULAT_BLOCK_INFLIGHT_MIN) "; at most 4194304)");
 
 static struct block_pcpu __percpu *block_pc;
 static struct gpulat_inflight block_flight;

@@ -35,10 +35,12 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/stringify.h>
 #include <linux/timekeeping.h>
 
 #include "fault.h"
 #include "gpulat.h"
+#include "gpulat_defaults.h"
 #include "gpulat_drops.h"
 #include "probe_cgroup.h"
 #include "sized.h"
@@ -83,7 +85,9 @@ struct mm_pcpu {
 static unsigned int mm_slots;
 module_param(mm_slots, uint, 0444);
 MODULE_PARM_DESC(mm_slots,
-		 "pid entries of the stall stamp table (0: 128 per possible CPU; at most 4194304)");
+		 "pid entries of the stall stamp table (0: "
+		 __stringify(GPULAT_MM_SLOTS_PER_CPU)
+		 " per possible CPU; at most 4194304)");
 
 static struct mm_pcpu __percpu *mm_pc;
 static u64 *mm_stamps;
@@ -236,7 +240,8 @@ static u64 mm_entries(void)
 	u64 n = mm_slots;
 
 	if (!n)
-		n = min(128ULL * num_possible_cpus(), MM_SLOTS_MAX);
+		n = min((u64)GPULAT_MM_SLOTS_PER_CPU * num_possible_cpus(),
+			MM_SLOTS_MAX);
 	return gpulat_sized_pow2(max(n, 1ULL << GPULAT_PST_MIN_BITS));
 }
 

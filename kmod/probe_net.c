@@ -30,11 +30,13 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <linux/string.h>
+#include <linux/stringify.h>
 #include <linux/timekeeping.h>
 #include <net/net_namespace.h>
 #include <trace/events/net.h>
 
 #include "gpulat.h"
+#include "gpulat_defaults.h"
 #include "gpulat_drops.h"
 #include "keyed.h"
 #include "sized.h"
@@ -45,8 +47,8 @@
 /* key_idx of a stamp whose device found no room in the key table */
 #define NET_NO_KEY		U32_MAX
 /* in-flight table entries: 256 per possible CPU, at least 4096, by default */
-#define NET_INFLIGHT_PER_CPU	256ULL
-#define NET_INFLIGHT_MIN	4096ULL
+#define NET_INFLIGHT_PER_CPU	((u64)GPULAT_NET_INFLIGHT_PER_CPU)
+#define NET_INFLIGHT_MIN	((u64)GPULAT_NET_INFLIGHT_MIN)
 #define NET_INFLIGHT_MAX	(1ULL << 22)
 
 enum {
@@ -74,9 +76,12 @@ struct net_pcpu {
 static unsigned int net_inflight;
 module_param(net_inflight, uint, 0444);
 MODULE_PARM_DESC(net_inflight,
-		 "in-flight table entries (0: 256 per possible CPU, at least 4096; at most 4194304)");
+		 "in-flight table entries (0: "
+		 __stringify(GPULAT_NET_INFLIGHT_PER_CPU)
+		 " per possible CPU, at least "
+		 __stringify(GPULAT_NET_INFLIGHT_MIN) "; at most 4194304)");
 
-static unsigned int net_expire_ms = 1000;
+static unsigned int net_expire_ms = GPULAT_NET_EXPIRE_MS;
 module_param(net_expire_ms, uint, 0444);
 MODULE_PARM_DESC(net_expire_ms,
 		 "a stamp older than this may be taken over (packet dropped on the way)");

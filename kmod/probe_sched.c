@@ -17,11 +17,13 @@
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/stringify.h>
 #include <linux/timekeeping.h>
 #include <trace/events/sched.h>
 
 #include "fault.h"
 #include "gpulat.h"
+#include "gpulat_defaults.h"
 #include "gpulat_drops.h"
 #include "probe_sched.h"
 #include "sized.h"
@@ -32,7 +34,9 @@
 static unsigned int sched_slots;
 module_param(sched_slots, uint, 0444);
 MODULE_PARM_DESC(sched_slots,
-		 "start stamp table entries (0: 1024 per possible CPU; at most 4194304)");
+		 "start stamp table entries (0: "
+		 __stringify(GPULAT_SCHED_SLOTS_PER_CPU)
+		 " per possible CPU; at most 4194304)");
 
 struct gpulat_sched_pcpu __percpu *gpulat_sched_pc;
 u64 *gpulat_sched_stamps;
@@ -55,7 +59,8 @@ static u64 sched_entries(void)
 	u64 n = sched_slots;
 
 	if (!n)
-		n = min(1024ULL * num_possible_cpus(), SCHED_SLOTS_MAX);
+		n = min((u64)GPULAT_SCHED_SLOTS_PER_CPU * num_possible_cpus(),
+			SCHED_SLOTS_MAX);
 	return gpulat_sized_pow2(max(n, 1ULL << GPULAT_PST_MIN_BITS));
 }
 

@@ -7,6 +7,7 @@
 
 #include "bpf_fam.h"
 #include "gpulat_bpf.h"
+#include "gpulat_defaults.h"
 #include "gpulat_drops.h"
 #include "libinternal.h"
 
@@ -99,22 +100,25 @@ static const struct gl_bpf_family families[GPULAT_FAM_MAX] = {
 	[GPULAT_FAM_SCHED] = {
 		.id = GPULAT_FAM_SCHED, TPS(sched_tps), DROPS(sched_drops),
 		.pcpu_base = GL_BPF_PCPU_SCHED, .nr_pcpu = 2,
-		/* the module's sched_slots default: kmod/probe_sched.c */
-		.stamps = "gl_sched_st", .stamps_per_cpu = 1024, .stamp_kinds = 1,
+		.stamps = "gl_sched_st",
+		.stamps_per_cpu = GPULAT_SCHED_SLOTS_PER_CPU, .stamp_kinds = 1,
 	},
-	/* the module's defaults: kmod/probe_block.c, kmod/probe_net.c */
 	[GPULAT_FAM_BLOCK] = {
 		.id = GPULAT_FAM_BLOCK, TPS(block_tps), DROPS(block_drops),
 		.keyed = "block", .nr_keyed = 2 * GPULAT_BLOCK_NR_OPS,
-		.inflight = "block_flight", .inflight_per_cpu = 128,
-		.inflight_min = 4096, .expire_ns = 60000 * NSEC_PER_MSEC,
+		.inflight = "block_flight",
+		.inflight_per_cpu = GPULAT_BLOCK_INFLIGHT_PER_CPU,
+		.inflight_min = GPULAT_BLOCK_INFLIGHT_MIN,
+		.expire_ns = GPULAT_BLOCK_EXPIRE_MS * NSEC_PER_MSEC,
 		.expired_id = GPULAT_BLOCK_EXPIRED,
 	},
 	[GPULAT_FAM_NET] = {
 		.id = GPULAT_FAM_NET, TPS(net_tps), DROPS(net_drops),
 		.keyed = "net", .nr_keyed = 2,
-		.inflight = "net_flight", .inflight_per_cpu = 256,
-		.inflight_min = 4096, .expire_ns = 1000 * NSEC_PER_MSEC,
+		.inflight = "net_flight",
+		.inflight_per_cpu = GPULAT_NET_INFLIGHT_PER_CPU,
+		.inflight_min = GPULAT_NET_INFLIGHT_MIN,
+		.expire_ns = GPULAT_NET_EXPIRE_MS * NSEC_PER_MSEC,
 		.expired_id = GPULAT_NET_EXPIRED, .pcpu_state = "net_nest",
 	},
 	[GPULAT_FAM_IRQ] = {
@@ -130,8 +134,8 @@ static const struct gl_bpf_family families[GPULAT_FAM_MAX] = {
 	[GPULAT_FAM_MM] = {
 		.id = GPULAT_FAM_MM, TPS(mm_tps), DROPS(mm_drops),
 		.pcpu_base = GL_BPF_PCPU_MM, .nr_pcpu = 4,
-		/* the module's mm_slots default: kmod/probe_mm.c */
-		.stamps = "gl_mm_st", .stamps_per_cpu = 128, .stamp_kinds = 2,
+		.stamps = "gl_mm_st",
+		.stamps_per_cpu = GPULAT_MM_SLOTS_PER_CPU, .stamp_kinds = 2,
 	},
 	/* every key lists its four series, as the module's */
 	[GPULAT_FAM_NVIDIA] = {
