@@ -297,7 +297,7 @@ GL_TP(block_rq_insert, gl_block_insert)
 	struct request *rq = gl_block_rq(ctx);
 	struct gl_bpf_flight *e, *f;
 
-	gl_hit(GPULAT_FAM_BLOCK, 4);
+	gl_hit(GPULAT_FAM_BLOCK, GL_HIT_BLOCK_INSERT);
 	e = gl_flight_entry(&block_flight, (__u64)rq);
 	f = e && e->ts ? e : NULL;
 	/* requeued: it has been waiting since the requeue */
@@ -335,7 +335,7 @@ GL_TP(block_rq_issue, gl_block_issue)
 	struct gl_bpf_flight v, *e, *f;
 	long err;
 
-	gl_hit(GPULAT_FAM_BLOCK, 3);
+	gl_hit(GPULAT_FAM_BLOCK, GL_HIT_BLOCK_ISSUE);
 	if (!gl_block_sched(rq, gl_btf)) {
 		gl_block_stamp(rq, GL_BLOCK_ISSUED, now, &v, gl_btf);
 		err = bpf_map_update_elem(&block_flight, &ptr, &v,
@@ -372,7 +372,7 @@ GL_TP(block_rq_complete, gl_block_complete, struct request *rq, int error, unsig
 	struct gl_bpf_flight *f;
 	__u64 ts, key, now;
 
-	gl_hit(GPULAT_FAM_BLOCK, 0);
+	gl_hit(GPULAT_FAM_BLOCK, GL_HIT_BLOCK_COMPLETE);
 	f = gl_flight_find(&block_flight, (__u64)rq);
 	if (!f) {
 		if (nr_bytes)
@@ -409,7 +409,7 @@ GL_TP(block_rq_requeue, gl_block_requeue)
 	__u64 now = bpf_ktime_get_ns();
 	struct gl_bpf_flight *e, *f;
 
-	gl_hit(GPULAT_FAM_BLOCK, 2);
+	gl_hit(GPULAT_FAM_BLOCK, GL_HIT_BLOCK_REQUEUE);
 	e = gl_flight_entry(&block_flight, (__u64)rq);
 	f = e && e->ts ? e : NULL;
 	if (!f) {
@@ -427,7 +427,7 @@ GL_TP(block_rq_merge, gl_block_merge)
 	struct request *rq = gl_block_rq(ctx);
 	struct gl_bpf_flight *f;
 
-	gl_hit(GPULAT_FAM_BLOCK, 1);
+	gl_hit(GPULAT_FAM_BLOCK, GL_HIT_BLOCK_MERGE);
 	f = gl_flight_find(&block_flight, (__u64)rq);
 	if (f)
 		gl_flight_release(&block_flight, (__u64)rq, f);

@@ -111,7 +111,7 @@ GL_TP(irq_handler_entry, gl_irq_entry, int irq, struct irqaction *action)
 	struct gl_irq_pcpu *pc = gl_irq_this();
 	__u32 d;
 
-	gl_hit(GPULAT_FAM_IRQ, 1);
+	gl_hit(GPULAT_FAM_IRQ, GL_HIT_IRQ_ENTRY);
 	if (!pc)
 		return 0;
 	d = pc->depth;
@@ -166,7 +166,7 @@ GL_TP(irq_handler_exit, gl_irq_exit, int irq, struct irqaction *action, int ret)
 	bool created;
 	__s64 delta;
 
-	gl_hit(GPULAT_FAM_IRQ, 0);
+	gl_hit(GPULAT_FAM_IRQ, GL_HIT_IRQ_EXIT);
 	start = pc && action ? gl_irq_pop(pc, (__u64)action) : 0;
 	if (!start) {
 		gl_count(GPULAT_FAM_IRQ, GPULAT_IRQ_NO_START);

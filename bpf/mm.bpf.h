@@ -124,7 +124,7 @@ GL_TP(mm_vmscan_direct_reclaim_begin, gl_mm_reclaim_begin)
 	__u64 now = bpf_ktime_get_ns();
 	__u32 pid;
 
-	gl_hit(GPULAT_FAM_MM, 1);
+	gl_hit(GPULAT_FAM_MM, GL_HIT_MM_RECLAIM_BEGIN);
 	gl_mm_current(&pid);
 	gl_mm_start(pid, GL_MM_RECLAIM, 0, now);
 	return 0;
@@ -135,7 +135,7 @@ GL_TP(mm_vmscan_direct_reclaim_end, gl_mm_reclaim_end)
 	struct task_struct *t;
 	__u32 pid;
 
-	gl_hit(GPULAT_FAM_MM, 0);
+	gl_hit(GPULAT_FAM_MM, GL_HIT_MM_RECLAIM_END);
 	t = gl_mm_current(&pid);
 	gl_mm_end(t, pid, GL_MM_RECLAIM, bpf_ktime_get_ns());
 	return 0;
@@ -147,7 +147,7 @@ GL_TP(mm_compaction_begin, gl_mm_compaction_begin)
 	struct task_struct *t;
 	__u32 pid;
 
-	gl_hit(GPULAT_FAM_MM, 3);
+	gl_hit(GPULAT_FAM_MM, GL_HIT_MM_COMPACTION_BEGIN);
 	t = gl_mm_current(&pid);
 	gl_mm_start(pid, GL_MM_COMPACTION,
 		    BPF_CORE_READ(t, flags) & GL_PF_MEMALLOC ? 0 : GL_PST_FLAG,
@@ -160,7 +160,7 @@ GL_TP(mm_compaction_end, gl_mm_compaction_end)
 	struct task_struct *t;
 	__u32 pid;
 
-	gl_hit(GPULAT_FAM_MM, 2);
+	gl_hit(GPULAT_FAM_MM, GL_HIT_MM_COMPACTION_END);
 	t = gl_mm_current(&pid);
 	gl_mm_end(t, pid, GL_MM_COMPACTION, bpf_ktime_get_ns());
 	return 0;
@@ -171,7 +171,7 @@ GL_TP(mm_vmscan_memcg_reclaim_begin, gl_mm_memcg_begin)
 	__u64 now = bpf_ktime_get_ns();
 	__u32 pid;
 
-	gl_hit(GPULAT_FAM_MM, 5);
+	gl_hit(GPULAT_FAM_MM, GL_HIT_MM_MEMCG_BEGIN);
 	gl_mm_current(&pid);
 	gl_mm_start(pid, GL_MM_RECLAIM, GL_PST_FLAG, now);
 	return 0;
@@ -182,7 +182,7 @@ GL_TP(mm_vmscan_memcg_reclaim_end, gl_mm_memcg_end)
 	struct task_struct *t;
 	__u32 pid;
 
-	gl_hit(GPULAT_FAM_MM, 4);
+	gl_hit(GPULAT_FAM_MM, GL_HIT_MM_MEMCG_END);
 	t = gl_mm_current(&pid);
 	gl_mm_end(t, pid, GL_MM_RECLAIM, bpf_ktime_get_ns());
 	return 0;

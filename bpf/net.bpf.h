@@ -186,7 +186,7 @@ static __always_inline struct gl_net_nest *gl_net_nest_this(void)
 
 GL_TP(net_dev_queue, gl_net_queue, struct sk_buff *skb)
 {
-	gl_hit(GPULAT_FAM_NET, 2);
+	gl_hit(GPULAT_FAM_NET, GL_HIT_NET_QUEUE);
 	gl_net_start(skb, GPULAT_NET_TX);
 	return 0;
 }
@@ -204,7 +204,7 @@ GL_TP(net_dev_start_xmit, gl_net_start_xmit, struct sk_buff *skb, struct net_dev
 	__u64 ts = 0, key = 0;
 	__u32 d, i;
 
-	gl_hit(GPULAT_FAM_NET, 1);
+	gl_hit(GPULAT_FAM_NET, GL_HIT_NET_START_XMIT);
 	f = gl_flight_find(&net_flight, (__u64)skb);
 	if (f) {
 		if (f->aux == GPULAT_NET_TX) {
@@ -260,7 +260,7 @@ GL_TP(net_dev_xmit, gl_net_xmit, struct sk_buff *skb, int rc)
 	struct gl_net_pending p;
 	__u32 d, i, at = 0;
 
-	gl_hit(GPULAT_FAM_NET, 0);
+	gl_hit(GPULAT_FAM_NET, GL_HIT_NET_XMIT);
 	if (!pc)
 		return 0;
 	d = pc->depth;
@@ -305,7 +305,7 @@ GL_TP(net_dev_xmit, gl_net_xmit, struct sk_buff *skb, int rc)
 
 GL_TP(netif_rx, gl_net_rx, struct sk_buff *skb)
 {
-	gl_hit(GPULAT_FAM_NET, 4);
+	gl_hit(GPULAT_FAM_NET, GL_HIT_NET_RX);
 	gl_net_start(skb, GPULAT_NET_BACKLOG);
 	return 0;
 }
@@ -320,7 +320,7 @@ GL_TP(netif_receive_skb, gl_net_receive, struct sk_buff *skb)
 	__u64 ts, key;
 	__u32 series;
 
-	gl_hit(GPULAT_FAM_NET, 3);
+	gl_hit(GPULAT_FAM_NET, GL_HIT_NET_RECEIVE);
 	f = gl_flight_find(&net_flight, (__u64)skb);
 	if (!f)
 		return 0;

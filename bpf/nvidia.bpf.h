@@ -34,7 +34,7 @@ GL_TP(sched_process_exit, gl_nv_exit, struct task_struct *p)
 	struct gl_bpf_nv_state *st = gl_nv_state_get();
 	__u32 pid;
 
-	gl_hit(GPULAT_FAM_NVIDIA, GL_NV_HIT_PEXIT);
+	gl_hit(GPULAT_FAM_NVIDIA, GL_HIT_NVIDIA_PEXIT);
 	if (!st || !st->used)
 		return 0;
 	pid = BPF_CORE_READ(p, pid);
@@ -51,7 +51,7 @@ GL_TP(sched_process_exit, gl_nv_exit, struct task_struct *p)
  */
 GL_TP(sched_process_fork, gl_nv_fork, struct task_struct *parent, struct task_struct *child)
 {
-	gl_hit(GPULAT_FAM_NVIDIA, GL_NV_HIT_FORK);
+	gl_hit(GPULAT_FAM_NVIDIA, GL_HIT_NVIDIA_FORK);
 	if (gl_nv_kthread(child))
 		gl_nv_scan_one(child, child->comm, GL_NV_PREEMPTED);
 	return 0;
@@ -59,7 +59,7 @@ GL_TP(sched_process_fork, gl_nv_fork, struct task_struct *parent, struct task_st
 
 GL_TP(task_rename, gl_nv_rename, struct task_struct *task, const char *comm)
 {
-	gl_hit(GPULAT_FAM_NVIDIA, GL_NV_HIT_RENAME);
+	gl_hit(GPULAT_FAM_NVIDIA, GL_HIT_NVIDIA_RENAME);
 	if (gl_nv_kthread(task))
 		gl_nv_scan_one(task, comm, 0);
 	return 0;
@@ -133,7 +133,7 @@ GL_TP(sched_switch, gl_nv_switch, bool preempt, struct task_struct *prev, struct
 	__u32 prev_pid, next_pid;
 	__u64 now = 0;
 
-	gl_hit(GPULAT_FAM_NVIDIA, GL_NV_HIT_SWITCH);
+	gl_hit(GPULAT_FAM_NVIDIA, GL_HIT_NVIDIA_SWITCH);
 	if (!st || !st->used)
 		return 0;
 	/* pid 0 is the idle task: never followed */
@@ -162,7 +162,7 @@ GL_TP(sched_wakeup, gl_nv_wakeup, struct task_struct *p)
 	struct gl_nv_thr *t, *w;
 	__u32 pid, kind;
 
-	gl_hit(GPULAT_FAM_NVIDIA, GL_NV_HIT_WAKEUP);
+	gl_hit(GPULAT_FAM_NVIDIA, GL_HIT_NVIDIA_WAKEUP);
 	if (!st || !st->used)
 		return 0;
 	pid = BPF_CORE_READ(p, pid);

@@ -182,7 +182,7 @@ static __always_inline int gl_nv_irq_entry_do(int irq, struct irqaction *action,
 	__u64 a = (__u64)action;
 	struct gl_nv_cpu *c;
 
-	gl_hit(GPULAT_FAM_NVIDIA, GL_NV_HIT_IRQ_ENTRY);
+	gl_hit(GPULAT_FAM_NVIDIA, GL_HIT_NVIDIA_IRQ_ENTRY);
 	if (!st || !action)
 		return 0;
 	v.gen = st->gen;
@@ -259,7 +259,7 @@ GL_TP(irq_handler_exit, gl_nv_irq_exit, int irq, struct irqaction *action, int r
 	__s64 delta;
 	__u64 now;
 
-	gl_hit(GPULAT_FAM_NVIDIA, GL_NV_HIT_IRQ_EXIT);
+	gl_hit(GPULAT_FAM_NVIDIA, GL_HIT_NVIDIA_IRQ_EXIT);
 	if (!c || !action || c->irq_action != (__u64)action)
 		return 0;
 	c->irq_action = 0;

@@ -40,18 +40,6 @@
 #define GL_PF_EXITING		0x00000004
 #define GL_PF_KTHREAD		0x00200000
 
-/* Hit counters, GL_BPF_HIT(): the order of user/lib/bpf_fam.c. */
-enum {
-	GL_NV_HIT_PEXIT,
-	GL_NV_HIT_FORK,
-	GL_NV_HIT_RENAME,
-	GL_NV_HIT_SWITCH,
-	GL_NV_HIT_WAKEUP,
-	GL_NV_HIT_IRQ_EXIT,
-	GL_NV_HIT_IRQ_ENTRY,
-	GL_NV_HIT_XID,
-};
-
 struct gl_nv_thr {
 	__u64 key;	/* its series' key: its IRQ's, or its pid */
 	__u32 pid;

@@ -59,7 +59,7 @@ GL_TP(nvidia_dev_xid, gl_nv_xid, const struct pci_dev *pdev, __u32 code)
 	const char *dev = NULL;
 	__u64 n;
 
-	gl_hit(GPULAT_FAM_NVIDIA, GL_NV_HIT_XID);
+	gl_hit(GPULAT_FAM_NVIDIA, GL_HIT_NVIDIA_XID);
 	r = bpf_map_lookup_elem(&gl_events, &cpu);
 	if (!r)
 		return 0;

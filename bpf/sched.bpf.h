@@ -84,14 +84,14 @@ static __always_inline void gl_sched_end(struct task_struct *p, __u32 pid,
 
 GL_TP(sched_wakeup, gl_sched_wakeup, struct task_struct *p)
 {
-	gl_hit(GPULAT_FAM_SCHED, 1);
+	gl_hit(GPULAT_FAM_SCHED, GL_HIT_SCHED_WAKEUP);
 	gl_sched_start(BPF_CORE_READ(p, pid), 0, bpf_ktime_get_ns(), true);
 	return 0;
 }
 
 GL_TP(sched_wakeup_new, gl_sched_wakeup_new, struct task_struct *p)
 {
-	gl_hit(GPULAT_FAM_SCHED, 2);
+	gl_hit(GPULAT_FAM_SCHED, GL_HIT_SCHED_WAKEUP_NEW);
 	gl_sched_start(BPF_CORE_READ(p, pid), 0, bpf_ktime_get_ns(), true);
 	return 0;
 }
@@ -102,7 +102,7 @@ GL_TP(sched_switch, gl_switch, bool preempt, struct task_struct *prev, struct ta
 	__u32 next_pid = BPF_CORE_READ(next, pid);
 	__u64 now = bpf_ktime_get_ns();
 
-	gl_hit(GPULAT_FAM_SCHED, 0);
+	gl_hit(GPULAT_FAM_SCHED, GL_HIT_SCHED_SWITCH);
 	/* pid 0 is the idle task: neither its start nor its end is a wait */
 	if (prev_pid && (preempt || gl_task_state(prev) == 0))
 		gl_sched_start(prev_pid, GL_PST_FLAG, now, false);

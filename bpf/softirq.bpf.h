@@ -129,7 +129,7 @@ GL_TP(softirq_raise, gl_softirq_raise, unsigned int vec)
 	int pending;
 	__u64 *q;
 
-	gl_hit(GPULAT_FAM_SOFTIRQ, 2);
+	gl_hit(GPULAT_FAM_SOFTIRQ, GL_HIT_SOFTIRQ_RAISE);
 	pc = gl_sirq_this();
 	if (vec >= GL_SIRQ_VECS || !pc || !gl_sirq_wait_timed(vec))
 		return 0;
@@ -153,7 +153,7 @@ GL_TP(softirq_entry, gl_softirq_entry, unsigned int vec)
 	struct gl_sirq_pcpu *pc = gl_sirq_this();
 	__u64 now = bpf_ktime_get_ns(), raised, *q;
 
-	gl_hit(GPULAT_FAM_SOFTIRQ, 1);
+	gl_hit(GPULAT_FAM_SOFTIRQ, GL_HIT_SOFTIRQ_ENTRY);
 	if (!pc)
 		return 0;
 	if (vec >= GL_SIRQ_VECS) {
@@ -181,7 +181,7 @@ GL_TP(softirq_exit, gl_softirq_exit, unsigned int vec)
 	struct gl_sirq_pcpu *pc = gl_sirq_this();
 	__u64 now = bpf_ktime_get_ns(), start;
 
-	gl_hit(GPULAT_FAM_SOFTIRQ, 0);
+	gl_hit(GPULAT_FAM_SOFTIRQ, GL_HIT_SOFTIRQ_EXIT);
 	if (!pc)
 		return 0;
 	start = pc->run_start;

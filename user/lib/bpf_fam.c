@@ -11,84 +11,32 @@
 #include "gpulat_drops.h"
 #include "libinternal.h"
 
-static const struct gl_bpf_tp sched_tps[] = {
-	{ "sched_switch", "gl_switch", false },
-	{ "sched_wakeup", "gl_sched_wakeup", false },
-	{ "sched_wakeup_new", "gl_sched_wakeup_new", false },
-};
+/* a row of GL_BPF_<FAMILY>_TPS (gpulat_bpf.h): GL_BPF_HIT(i) counts row i */
+#define TP_ROW(fam, name, tp, prog, opt)	{ tp, #prog, opt },
+
+static const struct gl_bpf_tp sched_tps[] = { GL_BPF_SCHED_TPS(TP_ROW) };
+static const struct gl_bpf_tp block_tps[] = { GL_BPF_BLOCK_TPS(TP_ROW) };
+static const struct gl_bpf_tp net_tps[] = { GL_BPF_NET_TPS(TP_ROW) };
+static const struct gl_bpf_tp irq_tps[] = { GL_BPF_IRQ_TPS(TP_ROW) };
+static const struct gl_bpf_tp softirq_tps[] = { GL_BPF_SOFTIRQ_TPS(TP_ROW) };
+static const struct gl_bpf_tp mm_tps[] = { GL_BPF_MM_TPS(TP_ROW) };
+static const struct gl_bpf_tp nvidia_tps[] = { GL_BPF_NVIDIA_TPS(TP_ROW) };
 
 static const char *const sched_drops[] = GPULAT_SCHED_DROP_NAMES;
-
-/* The module's attach order: each end before the start that sets it. */
-static const struct gl_bpf_tp block_tps[] = {
-	{ "block_rq_complete", "gl_block_complete", false },
-	{ "block_rq_merge", "gl_block_merge", false },
-	{ "block_rq_requeue", "gl_block_requeue", false },
-	{ "block_rq_issue", "gl_block_issue", false },
-	{ "block_rq_insert", "gl_block_insert", false },
-};
-
 static const char *const block_drops[] = GPULAT_BLOCK_DROP_NAMES;
-
-static const struct gl_bpf_tp net_tps[] = {
-	{ "net_dev_xmit", "gl_net_xmit", false },
-	{ "net_dev_start_xmit", "gl_net_start_xmit", false },
-	{ "net_dev_queue", "gl_net_queue", false },
-	{ "netif_receive_skb", "gl_net_receive", false },
-	{ "netif_rx", "gl_net_rx", false },
-};
-
 static const char *const net_drops[] = GPULAT_NET_DROP_NAMES;
+static const char *const irq_drops[] = GPULAT_IRQ_DROP_NAMES;
+static const char *const softirq_drops[] = GPULAT_SOFTIRQ_DROP_NAMES;
+static const char *const mm_drops[] = GPULAT_MM_DROP_NAMES;
+static const char *const nvidia_drops[] = GPULAT_NV_DROP_NAMES;
 
 #define NSEC_PER_MSEC	1000000ULL
 
-/* exit before entry, as the module attaches them (probe_irq.c) */
-static const struct gl_bpf_tp irq_tps[] = {
-	{ "irq_handler_exit", "gl_irq_exit", false },
-	{ "irq_handler_entry", "gl_irq_entry", false },
-};
-
-static const char *const irq_drops[] = GPULAT_IRQ_DROP_NAMES;
-
-/* exit, entry, raise: each before the one that starts its interval */
-static const struct gl_bpf_tp softirq_tps[] = {
-	{ "softirq_exit", "gl_softirq_exit", false },
-	{ "softirq_entry", "gl_softirq_entry", false },
-	{ "softirq_raise", "gl_softirq_raise", false },
-};
-
-static const char *const softirq_drops[] = GPULAT_SOFTIRQ_DROP_NAMES;
-
-/* ends before begins; no compaction events without CONFIG_COMPACTION */
-static const struct gl_bpf_tp mm_tps[] = {
-	{ "mm_vmscan_direct_reclaim_end", "gl_mm_reclaim_end", false },
-	{ "mm_vmscan_direct_reclaim_begin", "gl_mm_reclaim_begin", false },
-	{ "mm_compaction_end", "gl_mm_compaction_end", true },
-	{ "mm_compaction_begin", "gl_mm_compaction_begin", true },
-	{ "mm_vmscan_memcg_reclaim_end", "gl_mm_memcg_end", true },
-	{ "mm_vmscan_memcg_reclaim_begin", "gl_mm_memcg_begin", true },
-};
-
-static const char *const mm_drops[] = GPULAT_MM_DROP_NAMES;
-/* the module's seven in its order, then the driver's Xid tracepoint */
-static const struct gl_bpf_tp nvidia_tps[] = {
-	{ "sched_process_exit", "gl_nv_exit", false },
-	{ "sched_process_fork", "gl_nv_fork", false },
-	{ "task_rename", "gl_nv_rename", false },
-	{ "sched_switch", "gl_nv_switch", false },
-	{ "sched_wakeup", "gl_nv_wakeup", false },
-	{ "irq_handler_exit", "gl_nv_irq_exit", false },
-	{ "irq_handler_entry", "gl_nv_irq_entry", false },
-	{ "nvidia:nvidia_dev_xid", "gl_nv_xid", true },
-};
-
-static const char *const nvidia_drops[] = GPULAT_NV_DROP_NAMES;
-
 /* where the sched, block and mm programs file cgroup samples */
 static const struct gl_bpf_ride cgroup_rides[] = {
-	{ GPULAT_FAM_SCHED, 0 },	/* sched_switch */
-	{ GPULAT_FAM_BLOCK, 0 },	/* block_rq_complete */
-	{ GPULAT_FAM_MM, 4 },		/* mm_vmscan_memcg_reclaim_end */
+	{ GPULAT_FAM_SCHED, GL_HIT_SCHED_SWITCH },
+	{ GPULAT_FAM_BLOCK, GL_HIT_BLOCK_COMPLETE },
+	{ GPULAT_FAM_MM, GL_HIT_MM_MEMCG_END },
 };
 
 static const char *const cgroup_drops[] = GPULAT_CG_DROP_NAMES;
