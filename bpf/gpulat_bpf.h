@@ -89,17 +89,20 @@ static inline __u32 gl_pcpu_index(__u32 cpu, __u32 idx)
 	X(SOFTIRQ, ENTRY, "softirq_entry", gl_softirq_entry, 0) \
 	X(SOFTIRQ, RAISE, "softirq_raise", gl_softirq_raise, 0)
 
-/* ends before begins; no compaction events without CONFIG_COMPACTION */
+/*
+ * ends before begins, in the module's order (probe_mm.c); no compaction
+ * events without CONFIG_COMPACTION
+ */
 #define GL_BPF_MM_TPS(X) \
 	X(MM, RECLAIM_END, "mm_vmscan_direct_reclaim_end", gl_mm_reclaim_end, 0) \
 	X(MM, RECLAIM_BEGIN, "mm_vmscan_direct_reclaim_begin", \
 	  gl_mm_reclaim_begin, 0) \
-	X(MM, COMPACTION_END, "mm_compaction_end", gl_mm_compaction_end, 1) \
-	X(MM, COMPACTION_BEGIN, "mm_compaction_begin", \
-	  gl_mm_compaction_begin, 1) \
 	X(MM, MEMCG_END, "mm_vmscan_memcg_reclaim_end", gl_mm_memcg_end, 1) \
 	X(MM, MEMCG_BEGIN, "mm_vmscan_memcg_reclaim_begin", \
-	  gl_mm_memcg_begin, 1)
+	  gl_mm_memcg_begin, 1) \
+	X(MM, COMPACTION_END, "mm_compaction_end", gl_mm_compaction_end, 1) \
+	X(MM, COMPACTION_BEGIN, "mm_compaction_begin", \
+	  gl_mm_compaction_begin, 1)
 
 /* the module's seven in its order, then the driver's Xid tracepoint */
 #define GL_BPF_NVIDIA_TPS(X) \
