@@ -76,6 +76,7 @@ struct bs_build {
 	unsigned char *vals;		/* keyed values, back to back */
 	size_t vals_len, vals_cap;
 	uint64_t generation;	/* the settings' (bs_kc_get) */
+	uint64_t *pcounts;	/* gl_pcpu's counts (bs_pcpu_counts) */
 	bool rides_on;		/* the settings' cg_on */
 };
 
@@ -149,25 +150,51 @@ const struct gl_bpf_hist *gl_bpf_pcpu(struct gl_bpf *b, unsigned int cpu,
 			      sizeof(struct gl_bpf_hist));
 }
 
+/*
+ * bs_pcpu_counts - every per-CPU series' count, a CPU's together, in one
+ * tight pass before anything is copied: the series of one CPU are then
+ * read within nanoseconds of each other, in every snapshot alike (a run
+ * and its wait, read microseconds apart while 300,000 a second come,
+ * differ by the events between; two snapshots differing in that gap
+ * would differ in count by more than their edges)
+ */
+static int bs_pcpu_counts(struct gl_bpf *b, struct bs_build *bb)
+{
+	const struct gl_bpf_hist *h;
+	uint32_t cpu, idx;
+	int ret = bs_pcpu_map(b);
+
+	if (ret)
+		return ret;
+	bb->pcounts = malloc((size_t)b->ncpus * GL_BPF_PCPU_NR *
+			     sizeof(*bb->pcounts));
+	if (!bb->pcounts)
+		return -ENOMEM;
+	h = (const void *)b->pcpu_mem;
+	for (cpu = 0; cpu < b->ncpus; cpu++)
+		for (idx = 0; idx < GL_BPF_PCPU_NR; idx++, h++)
+			bb->pcounts[gl_pcpu_index(cpu, idx)] =
+				__atomic_load_n(&h->count, __ATOMIC_ACQUIRE);
+	return 0;
+}
+
 /* bs_pcpu - the per-CPU series of @bf that are listed */
 static int bs_pcpu(struct gl_bpf *b, const struct gl_bpf_family *bf,
 		   const struct cpuset *online, struct bs_build *bb)
 {
 	const struct gl_vector_info *vi;
-	const struct gl_bpf_hist *h;
 	struct bs_item *it;
 	uint32_t id, cpu;
 	uint64_t key;
-	int ret = bs_pcpu_map(b);
+	int ret = 0;
 
 	for (id = 0; !ret && id < bf->nr_pcpu; id++) {
 		/* softirq: key and key_name are the vector's, as the module's */
 		key = bf->pcpu_vector ? id / 2 : 0;
 		vi = bf->pcpu_vector ? gl_vector_info(key) : NULL;
 		for (cpu = 0; cpu < b->ncpus; cpu++) {
-			h = gl_bpf_pcpu(b, cpu, bf->pcpu_base + id);
 			if (!cpuset_has(online, cpu) &&
-			    !__atomic_load_n(&h->count, __ATOMIC_RELAXED))
+			    !bb->pcounts[gl_pcpu_index(cpu, bf->pcpu_base + id)])
 				continue;
 			it = bs_item_add(bb);
 			if (!it)
@@ -670,8 +697,8 @@ static void bs_name(char *dst, size_t n, const char *src)
 
 /*
  * bs_fill - series @i in the blob at @dst, its histogram read where it
- * lies: the count first, as the programs write it last, so that no slot
- * is behind it
+ * lies after its count (bs_pcpu_counts; a keyed one's as looked up), as
+ * the programs write the count last: no slot is behind it
  */
 static void bs_fill(void *ctx, size_t i, unsigned char *dst)
 {
@@ -708,7 +735,8 @@ static void bs_fill(void *ctx, size_t i, unsigned char *dst)
 	} else {
 		bs_name(sr->key_name, sizeof(sr->key_name), it->key_name);
 	}
-	sr->count = __atomic_load_n(&h->count, __ATOMIC_ACQUIRE);
+	sr->count = it->keyed ? h->count :
+		    bb->pcounts[gl_pcpu_index(it->cpu, it->at)];
 	/* most CPUs' series are empty: written, not read (and no sample
 	 * on its way shows before its count)
 	 */
@@ -780,6 +808,9 @@ int gl_bpf_snapshot(struct gl_bpf *b, struct gl_snapshot **out, char *err,
 		bb.cap_counters = nc;
 		bb.cap_probes = np;
 		memcpy(bb.s->events, ev, nr_ev * sizeof(*ev));
+		ret = bs_pcpu_counts(b, &bb);
+	}
+	if (!ret) {
 		/*
 		 * every map read once; the histograms of gl_pcpu are copied
 		 * once, into the blob, where they lie: at 224 CPUs they are
@@ -821,6 +852,7 @@ out:
 	gl_snapshot_free(bb.s);
 	free(bb.items);
 	free(bb.vals);
+	free(bb.pcounts);
 	return ret;
 }
 
