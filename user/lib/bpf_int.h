@@ -85,9 +85,6 @@ int gl_bpf_cgroup_switch(struct gl_bpf *b, bool on);
 /* bpf_snap.c */
 /* gl_bpf_snap_free - what the snapshots of @b keep between them */
 void gl_bpf_snap_free(struct gl_bpf *b);
-/* gl_bpf_pcpu - the histogram of per-CPU series @idx on @cpu, in place */
-const struct gl_bpf_hist *gl_bpf_pcpu(struct gl_bpf *b, unsigned int cpu,
-				      uint32_t idx);
 
 /* bpf_load.c */
 void gl_bpf_log_init(void);

@@ -141,11 +141,10 @@ static int bs_pcpu_map(struct gl_bpf *b)
 			    &b->pcpu_len);
 }
 
-const struct gl_bpf_hist *gl_bpf_pcpu(struct gl_bpf *b, unsigned int cpu,
-				      uint32_t idx)
+/* bs_pcpu_hist - per-CPU series @idx of @cpu, in place (mapped) */
+static const struct gl_bpf_hist *bs_pcpu_hist(const struct gl_bpf *b,
+					      unsigned int cpu, uint32_t idx)
 {
-	if (bs_pcpu_map(b) || cpu >= b->ncpus || idx >= GL_BPF_PCPU_NR)
-		return NULL;
 	return (const void *)(b->pcpu_mem + (size_t)gl_pcpu_index(cpu, idx) *
 			      sizeof(struct gl_bpf_hist));
 }
@@ -213,15 +212,21 @@ static int bs_pcpu(struct gl_bpf *b, const struct gl_bpf_family *bf,
 /*
  * bs_walk_max - steps a walk of map @fd may take: a key deleted under
  * the walk sends get_next_key back to the first, so a map that changes
- * as it is walked (in-flight stamps) could be walked without end
+ * as it is walked (in-flight stamps) could be walked without end; and
+ * its room in *@entries (256 when unknown), where wanted
  */
-static uint64_t bs_walk_max(int fd)
+static uint64_t bs_walk_max(int fd, uint64_t *entries)
 {
 	struct bpf_map_info info = { 0 };
 	uint32_t len = sizeof(info);
 
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		if (entries)
+			*entries = 256;
 		return 65536;
+	}
+	if (entries)
+		*entries = info.max_entries;
 	return 2ULL * info.max_entries + 16;
 }
 
@@ -328,9 +333,7 @@ static int bs_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf,
 	size_t vlen = bs_keyed_size(bf);
 	char mname[GL_BPF_NAME];
 	const struct gl_bpf_hist *h;
-	uint64_t key, next, *maxv = NULL, *kmx, *ce, max, steps, total;
-	struct bpf_map_info info = { 0 };
-	uint32_t ilen = sizeof(info);
+	uint64_t key, next, *maxv = NULL, *kmx, *ce, max, steps, total, nkeys;
 	unsigned char *val;
 	struct bs_item *it;
 	int kfd, mfd, ret = 0;
@@ -349,9 +352,7 @@ static int bs_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf,
 	if (!maxv)
 		return -ENOMEM;
 	kmx = maxv + (size_t)b->ncpus * bf->nr_keyed;
-	if (bpf_obj_get_info_by_fd(kfd, &info, &ilen))
-		info.max_entries = 256;
-	steps = 2ULL * info.max_entries + 16;
+	steps = bs_walk_max(kfd, &nkeys);
 	while (steps-- &&
 	       !bpf_map_get_next_key(kfd, first ? NULL : &key, &next)) {
 		first = false;
@@ -366,7 +367,7 @@ static int bs_keyed(struct gl_bpf *b, const struct gl_bpf_family *bf,
 		h = (const void *)(val + sizeof(struct gl_bpf_key_hdr));
 		for (total = 0, id = 0; id < bf->nr_keyed; id++)
 			total += h[id].count;
-		ce = bs_kc_get(b, bf, bb->generation, key, info.max_entries);
+		ce = bs_kc_get(b, bf, bb->generation, key, nkeys);
 		if (ce && ce[2] == total) {
 			memcpy(kmx, ce + 3, bf->nr_keyed * sizeof(*kmx));
 		} else {
@@ -447,7 +448,7 @@ static int bs_sweep(struct gl_bpf *b, const struct gl_bpf_family *bf)
 	if (fd < 0 || sfd < 0)
 		return -ENOENT;
 	now = gl_bpf_now_ns();
-	steps = bs_walk_max(fd);
+	steps = bs_walk_max(fd, NULL);
 	while (steps-- &&
 	       !bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
 		first = false;
@@ -678,21 +679,8 @@ static int bs_item_cmp(const void *pa, const void *pb)
 {
 	const struct bs_item *a = pa, *b = pb;
 
-	if (a->family != b->family)
-		return a->family < b->family ? -1 : 1;
-	if (a->id != b->id)
-		return a->id < b->id ? -1 : 1;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	if (a->cpu != b->cpu)
-		return a->cpu < b->cpu ? -1 : 1;
-	return 0;
-}
-
-/* bs_name - @src into @dst of @n bytes (zeroed), cut */
-static void bs_name(char *dst, size_t n, const char *src)
-{
-	memcpy(dst, src, strnlen(src, n - 1));
+	return gl_series_order(a->family, a->id, a->key, a->cpu,
+			       b->family, b->id, b->key, b->cpu);
 }
 
 /*
@@ -708,7 +696,6 @@ static void bs_fill(void *ctx, size_t i, unsigned char *dst)
 	const struct gl_bpf_key_hdr *hdr = NULL;
 	struct gpulat_series *sr = (void *)dst;
 	const struct gl_bpf_hist *h;
-	char kn[GPULAT_NAME_LEN + 1];
 
 	_Static_assert(GL_SERIES_STRIDE == sizeof(struct gpulat_series) +
 		       sizeof(h->slots), "a series is its header and slots");
@@ -718,23 +705,19 @@ static void bs_fill(void *ctx, size_t i, unsigned char *dst)
 		h = (const void *)(bb->vals + it->at + sizeof(*hdr));
 		h += it->id;
 	} else {
-		h = gl_bpf_pcpu(bb->b, it->cpu, it->at);
+		h = bs_pcpu_hist(bb->b, it->cpu, it->at);
 	}
 	sr->family = it->family;
 	sr->id = it->id;
 	sr->cpu = it->cpu;
 	sr->key = it->key;
 	if (si)
-		bs_name(sr->name, sizeof(sr->name), si->name);
+		bs_copy(sr->name, sizeof(sr->name), si->name);
 	else
 		gl_series_name(sr->name, sizeof(sr->name), it->family, it->id);
-	if (hdr) {
-		memcpy(kn, hdr->name, GPULAT_NAME_LEN);
-		kn[GPULAT_NAME_LEN] = '\0';
-		bs_name(sr->key_name, sizeof(sr->key_name), kn);
-	} else {
-		bs_name(sr->key_name, sizeof(sr->key_name), it->key_name);
-	}
+	/* at most GPULAT_NAME_LEN - 1 bytes read: a full name is cut */
+	bs_copy(sr->key_name, sizeof(sr->key_name),
+		hdr ? hdr->name : it->key_name);
 	sr->count = it->keyed ? h->count :
 		    bb->pcounts[gl_pcpu_index(it->cpu, it->at)];
 	/* most CPUs' series are empty: written, not read (and no sample

@@ -17,15 +17,8 @@ int gl_series_cmp(const void *pa, const void *pb)
 {
 	const struct gpulat_series *a = pa, *b = pb;
 
-	if (a->family != b->family)
-		return a->family < b->family ? -1 : 1;
-	if (a->id != b->id)
-		return a->id < b->id ? -1 : 1;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	if (a->cpu != b->cpu)
-		return a->cpu < b->cpu ? -1 : 1;
-	return 0;
+	return gl_series_order(a->family, a->id, a->key, a->cpu,
+			       b->family, b->id, b->key, b->cpu);
 }
 
 /* gl_counter_cmp - order of counters: family, id */

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "uapi/gpulat.h"
 
@@ -75,6 +76,21 @@ int gl_snapshot_parse_owned(void *buf, size_t len, struct gl_snapshot **out,
 			    char *err, size_t errlen);
 /* gl_series_cmp - qsort order of normalized series: family, id, key, cpu */
 int gl_series_cmp(const void *pa, const void *pb);
+/* gl_series_order - that order, of series not yet laid out (bpf_snap.c) */
+static inline int gl_series_order(uint32_t fa, uint32_t ia, uint64_t ka,
+				  uint32_t ca, uint32_t fb, uint32_t ib,
+				  uint64_t kb, uint32_t cb)
+{
+	if (fa != fb)
+		return fa < fb ? -1 : 1;
+	if (ia != ib)
+		return ia < ib ? -1 : 1;
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	return 0;
+}
 /* gl_counter_cmp - qsort order of counters: family, id */
 int gl_counter_cmp(const void *pa, const void *pb);
 /*
