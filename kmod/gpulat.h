@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 #include "gpulat_hist.h"
+#include "gpulat_series.h"
 
 /*
  * One histogram on one CPU.  Only the owning CPU writes it, with this_cpu
@@ -109,6 +110,13 @@ struct gpulat_series_desc {
 	u64 key;
 	const char *key_name;		/* NULL: none */
 };
+
+/* A row of a GPULAT_DECL_<FAMILY>() list (gpulat_series.h). */
+#define GPULAT_SERIES_DESC(fam, id_, name_, what_, key, rule, metric)	\
+	{ .id = (id_), .name = (name_), .what = (what_),		\
+	  GPULAT_SERIES_DESC_KEY key },
+#define GPULAT_SERIES_DESC_KEY(kind, key_, key_name_)			\
+	.key = (key_), .key_name = (key_name_)
 
 struct gpulat_keyed;
 struct gpulat_base;

@@ -112,31 +112,9 @@ block_cg_of(const struct gpulat_flight *f)
 	return &block_cgs[f - block_flight.e];
 }
 
-#define BLOCK_QUEUE_WHAT	"block_rq_insert -> block_rq_issue"
-#define BLOCK_DEVICE_WHAT	"block_rq_issue -> block_rq_complete"
-
 /* In id order: a series' index in the keyed set is its id. */
 static const struct gpulat_series_desc block_series[] = {
-	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_READ, GPULAT_BLOCK_QUEUE),
-	  .name = "block.read.queue", .what = BLOCK_QUEUE_WHAT },
-	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_READ, GPULAT_BLOCK_DEVICE),
-	  .name = "block.read.device", .what = BLOCK_DEVICE_WHAT },
-	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_WRITE, GPULAT_BLOCK_QUEUE),
-	  .name = "block.write.queue", .what = BLOCK_QUEUE_WHAT },
-	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_WRITE, GPULAT_BLOCK_DEVICE),
-	  .name = "block.write.device", .what = BLOCK_DEVICE_WHAT },
-	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_FLUSH, GPULAT_BLOCK_QUEUE),
-	  .name = "block.flush.queue", .what = BLOCK_QUEUE_WHAT },
-	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_FLUSH, GPULAT_BLOCK_DEVICE),
-	  .name = "block.flush.device", .what = BLOCK_DEVICE_WHAT },
-	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_DISCARD, GPULAT_BLOCK_QUEUE),
-	  .name = "block.discard.queue", .what = BLOCK_QUEUE_WHAT },
-	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_DISCARD, GPULAT_BLOCK_DEVICE),
-	  .name = "block.discard.device", .what = BLOCK_DEVICE_WHAT },
-	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_OTHER, GPULAT_BLOCK_QUEUE),
-	  .name = "block.other.queue", .what = BLOCK_QUEUE_WHAT },
-	{ .id = GPULAT_BLOCK_SERIES(GPULAT_BLOCK_OTHER, GPULAT_BLOCK_DEVICE),
-	  .name = "block.other.device", .what = BLOCK_DEVICE_WHAT },
+	GPULAT_DECL_BLOCK(GPULAT_SERIES_DESC)
 };
 
 static struct gpulat_keyed block_keyed = {

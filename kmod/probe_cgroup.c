@@ -55,14 +55,7 @@ static struct gpulat_cg_watch *cg_set;
 static struct cg_pcpu __percpu *cg_pc;
 
 static const struct gpulat_series_desc cg_series[] = {
-	{ .id = GPULAT_CG_WAKEUP, .name = "cgroup.wakeup",
-	  .what = "as sched.wakeup, task of a watched cgroup" },
-	{ .id = GPULAT_CG_PREEMPT, .name = "cgroup.preempt",
-	  .what = "as sched.preempt, task of a watched cgroup" },
-	{ .id = GPULAT_CG_BLOCK, .name = "cgroup.block",
-	  .what = "request's first event -> block_rq_complete" },
-	{ .id = GPULAT_CG_MEMCG, .name = "cgroup.memcg_reclaim",
-	  .what = "as mm.memcg_reclaim, task of a watched cgroup" },
+	GPULAT_DECL_CGROUP(GPULAT_SERIES_DESC)
 };
 
 static struct gpulat_keyed cg_keyed = {

@@ -41,8 +41,7 @@
 struct gpulat_irq_pcpu __percpu *gpulat_irq_pc;
 
 static const struct gpulat_series_desc irq_keyed_series[] = {
-	{ .id = GPULAT_IRQ_HANDLER, .name = "irq.handler",
-	  .what = "irq_handler_entry -> irq_handler_exit" },
+	GPULAT_DECL_IRQ(GPULAT_SERIES_DESC)
 };
 
 struct gpulat_keyed gpulat_irq_keyed = {

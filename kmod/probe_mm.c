@@ -329,14 +329,7 @@ static struct gpulat_tp mm_tps[] = {
 };
 
 static const struct gpulat_series_desc mm_series[] = {
-	{ .id = GPULAT_MM_DIRECT_RECLAIM, .name = "mm.direct_reclaim",
-	  .what = "mm_vmscan_direct_reclaim_begin -> _end" },
-	{ .id = GPULAT_MM_COMPACTION, .name = "mm.compaction",
-	  .what = "mm_compaction_begin -> _end, allocating task" },
-	{ .id = GPULAT_MM_COMPACTION_BG, .name = "mm.compaction_bg",
-	  .what = "mm_compaction_begin -> _end, kcompactd or on request" },
-	{ .id = GPULAT_MM_MEMCG_RECLAIM, .name = "mm.memcg_reclaim",
-	  .what = "mm_vmscan_memcg_reclaim_begin -> _end" },
+	GPULAT_DECL_MM(GPULAT_SERIES_DESC)
 };
 
 static const char * const mm_drop_names[] = GPULAT_MM_DROP_NAMES;

@@ -87,10 +87,7 @@ MODULE_PARM_DESC(net_expire_ms,
 		 "a stamp older than this may be taken over (packet dropped on the way)");
 
 static const struct gpulat_series_desc net_series[] = {
-	{ .id = GPULAT_NET_TX, .name = "net.tx",
-	  .what = "net_dev_queue -> net_dev_xmit" },
-	{ .id = GPULAT_NET_BACKLOG, .name = "net.backlog",
-	  .what = "netif_rx -> netif_receive_skb" },
+	GPULAT_DECL_NET(GPULAT_SERIES_DESC)
 };
 
 static struct gpulat_keyed net_keyed = {

@@ -47,14 +47,7 @@
 struct gpulat_nv_pcpu __percpu *gpulat_nv_pc;
 
 static const struct gpulat_series_desc nv_keyed_series[] = {
-	{ .id = GPULAT_NV_HARDIRQ, .name = "nvidia.hardirq",
-	  .what = "irq_handler_entry -> irq_handler_exit" },
-	{ .id = GPULAT_NV_THREAD_WAKE, .name = "nvidia.thread.wake",
-	  .what = "sched_wakeup of irq/N-nvidia -> switch-in" },
-	{ .id = GPULAT_NV_THREAD_RUN, .name = "nvidia.thread.run",
-	  .what = "irq/N-nvidia switch-in -> switch-out" },
-	{ .id = GPULAT_NV_KTHREAD_WAKE, .name = "nvidia.kthread.wake",
-	  .what = "sched_wakeup of a driver kthread -> switch-in" },
+	GPULAT_DECL_NVIDIA(GPULAT_SERIES_DESC)
 };
 
 struct gpulat_keyed gpulat_nv_keyed = {

@@ -130,10 +130,7 @@ static struct gpulat_tp sched_tps[] = {
 };
 
 static const struct gpulat_series_desc sched_series[] = {
-	{ .id = GPULAT_SCHED_WAKEUP, .name = "sched.wakeup",
-	  .what = "sched_wakeup/sched_wakeup_new -> switch-in" },
-	{ .id = GPULAT_SCHED_PREEMPT, .name = "sched.preempt",
-	  .what = "switched out runnable -> switch-in" },
+	GPULAT_DECL_SCHED(GPULAT_SERIES_DESC)
 };
 
 static const char * const sched_drop_names[] = GPULAT_SCHED_DROP_NAMES;

@@ -66,40 +66,15 @@ static struct softirq_pcpu __percpu *softirq_pc;
 /* [GPULAT_SOFTIRQ_SERIES(vec, kind)], allocated by the registry */
 static struct gpulat_phist __percpu **softirq_hists;
 
-/* A vector's series, from its name: SOFTIRQ_RUN(NET_RX) */
-#define SOFTIRQ_DESC(vec, kind, what_)					\
-	{ .id = GPULAT_SOFTIRQ_SERIES(vec##_SOFTIRQ, GPULAT_SOFTIRQ_##kind), \
-	  .name = kind##_NAME, .key = vec##_SOFTIRQ, .key_name = #vec,	\
-	  .what = what_ }
-#define WAIT_NAME	"softirq.wait"
-#define RUN_NAME	"softirq.run"
-#define SOFTIRQ_WAIT(vec)						\
-	SOFTIRQ_DESC(vec, WAIT, "first softirq_raise -> softirq_entry")
-#define SOFTIRQ_RUN(vec)						\
-	SOFTIRQ_DESC(vec, RUN, "softirq_entry -> softirq_exit")
+/* The kernel's vector numbers, which gpulat_series.h keys by */
+static_assert(HI_SOFTIRQ == 0 && TIMER_SOFTIRQ == 1 && NET_TX_SOFTIRQ == 2 &&
+	      NET_RX_SOFTIRQ == 3 && BLOCK_SOFTIRQ == 4 &&
+	      IRQ_POLL_SOFTIRQ == 5 && TASKLET_SOFTIRQ == 6 &&
+	      SCHED_SOFTIRQ == 7 && HRTIMER_SOFTIRQ == 8 && RCU_SOFTIRQ == 9);
 
-/* In id order; names as the kernel's softirq_to_name[] */
+/* In id order */
 static const struct gpulat_series_desc softirq_series[NR_HISTS] = {
-	SOFTIRQ_WAIT(HI),
-	SOFTIRQ_RUN(HI),
-	SOFTIRQ_WAIT(TIMER),
-	SOFTIRQ_RUN(TIMER),
-	SOFTIRQ_WAIT(NET_TX),
-	SOFTIRQ_RUN(NET_TX),
-	SOFTIRQ_WAIT(NET_RX),
-	SOFTIRQ_RUN(NET_RX),
-	SOFTIRQ_WAIT(BLOCK),
-	SOFTIRQ_RUN(BLOCK),
-	SOFTIRQ_WAIT(IRQ_POLL),
-	SOFTIRQ_RUN(IRQ_POLL),
-	SOFTIRQ_WAIT(TASKLET),
-	SOFTIRQ_RUN(TASKLET),
-	SOFTIRQ_WAIT(SCHED),
-	SOFTIRQ_RUN(SCHED),
-	SOFTIRQ_WAIT(HRTIMER),
-	SOFTIRQ_RUN(HRTIMER),
-	SOFTIRQ_WAIT(RCU),
-	SOFTIRQ_RUN(RCU),
+	GPULAT_DECL_SOFTIRQ(GPULAT_SERIES_DESC)
 };
 
 static __always_inline void softirq_file(unsigned int vec, unsigned int kind,

@@ -2,7 +2,8 @@
 /*
  * libgpulat family table: every probe family and series user space knows,
  * with how its key prints and the rule a diagnosis judges it by.  The
- * expected p99s are the table of Documentation/runbook.rst.
+ * series, their rules and metrics are kmod/gpulat_series.h's, expanded
+ * here; Documentation/'s tables are made from this table (make gen).
  */
 #include <errno.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 
 #include "cgroup.h"
 #include "family.h"
+#include "gpulat_series.h"
 #include "units.h"
 
 #ifndef ARRAY_SIZE
@@ -18,183 +20,44 @@
 #endif
 
 #define US	1000ULL
-#define MS	1000000ULL
 
-/*
- * A series a diagnosis judges: layer, expected p99, weight in percent;
- * then its metric, M(metric, labels).
- */
-#define JUDGED(n, k, l, p99, w, m) \
-	{ .name = (n), .key = (k), .judged = true, .layer = (l), \
-	  .expect_p99_ns = (p99), .weight = (w), m }
-#define M(m, labels)	.metric = (m), .metric_labels = (labels)
+/* A row of a GPULAT_DECL_<FAMILY>() list (gpulat_series.h), at its id. */
+#define ROW(fam, id, name_, what_, key, rule, metric) \
+	[id] = { .name = (name_), .what = (what_), ROW_KEY key, \
+		 ROW_RULE rule, ROW_METRIC metric },
+#define ROW_KEY(kind, value, kname)	.key = GL_KEY_##kind
+#define ROW_RULE(l, p99_us, w, j, drv) \
+	.layer = GL_LAYER_##l, .expect_p99_ns = (p99_us) * US, \
+	.weight = (w), .judged = (j), .driver_key_prefix = (drv)
+#define ROW_METRIC(m, labels) \
+	.metric = GL_METRIC_##m, .metric_labels = (labels)
 
 /* Prometheus metrics: the unit is the second, as its conventions ask. */
+#define METRIC(id, name_, help_, gpu) \
+	[GL_METRIC_##id] = { .name = (name_), .help = (help_), \
+			     .key_is_gpu = (gpu) },
+
 static const struct gl_metric_info gl_metrics[GL_NR_METRICS] = {
-	[GL_METRIC_RUNQUEUE] = {
-		.name = "gpulat_runqueue_latency_seconds",
-		.help = "Run-queue latency: wakeup (kind=wakeup) or preemption (kind=preempt) to running on a CPU",
-	},
-	[GL_METRIC_BLOCK] = {
-		.name = "gpulat_block_latency_seconds",
-		.help = "Block I/O latency: insert to issue (stage=queue), issue to completion (stage=device)",
-	},
-	[GL_METRIC_NET] = {
-		.name = "gpulat_net_latency_seconds",
-		.help = "Network latency: queued to the device to its completion (stage=tx), enqueued to the backlog to processed (stage=backlog)",
-	},
-	[GL_METRIC_IRQ] = {
-		.name = "gpulat_irq_handler_seconds",
-		.help = "Hard IRQ handler duration: irq_handler_entry to irq_handler_exit",
-	},
-	[GL_METRIC_SOFTIRQ] = {
-		.name = "gpulat_softirq_latency_seconds",
-		.help = "Softirq latency: raised to running (stage=wait), entry to exit (stage=run)",
-	},
-	[GL_METRIC_NVIDIA_IRQ] = {
-		.name = "gpulat_nvidia_irq_latency_seconds",
-		.help = "NVIDIA driver interrupts: hard handler duration (path=hardirq), its irq/N-nvidia thread woken to running (thread_wake) and its run (thread_run)",
-		.key_is_gpu = true,
-	},
-	[GL_METRIC_NVIDIA_KTHREAD] = {
-		.name = "gpulat_nvidia_kthread_wake_latency_seconds",
-		.help = "NVIDIA driver kernel threads: woken to running",
-	},
-	[GL_METRIC_MM] = {
-		.name = "gpulat_mm_stall_seconds",
-		.help = "Memory stalls: direct reclaim begin to end, compaction begin to end (direct or background), reclaim of a memory cgroup over memory.high or memory.max begin to end",
-	},
-	[GL_METRIC_CGROUP] = {
-		.name = "gpulat_cgroup_latency_seconds",
-		.help = "Latency of the tasks of watched cgroups: run-queue waits (kind=wakeup, preempt), block requests they started from the first event to completion (kind=block), memory cgroup reclaim (kind=memcg_reclaim)",
-	},
+	GPULAT_METRICS(METRIC)
 };
 
-static const struct gl_series_info sched_series[] = {
-	[GPULAT_SCHED_WAKEUP] =
-		JUDGED("sched.wakeup", GL_KEY_NONE, GL_LAYER_SCHED, 1 * MS, 100,
-		       M(GL_METRIC_RUNQUEUE, "kind=\"wakeup\"")),
-	/* CPU-bound threads taking turns: slices of ms */
-	[GPULAT_SCHED_PREEMPT] =
-		JUDGED("sched.preempt", GL_KEY_NONE, GL_LAYER_SCHED, 5 * MS, 50,
-		       M(GL_METRIC_RUNQUEUE, "kind=\"preempt\"")),
-};
-
-/* Flushes and discards of healthy disks take longer. */
-#define BLOCK(op, name, p99) \
-	[GPULAT_BLOCK_SERIES(op, GPULAT_BLOCK_QUEUE)] = \
-		JUDGED("block." name ".queue", GL_KEY_DISK, GL_LAYER_STORAGE, \
-		       p99, 100, M(GL_METRIC_BLOCK, \
-				   "op=\"" name "\",stage=\"queue\"")), \
-	[GPULAT_BLOCK_SERIES(op, GPULAT_BLOCK_DEVICE)] = \
-		JUDGED("block." name ".device", GL_KEY_DISK, GL_LAYER_STORAGE, \
-		       p99, 100, M(GL_METRIC_BLOCK, \
-				   "op=\"" name "\",stage=\"device\""))
-
-static const struct gl_series_info block_series[] = {
-	BLOCK(GPULAT_BLOCK_READ, "read", 20 * MS),
-	BLOCK(GPULAT_BLOCK_WRITE, "write", 20 * MS),
-	BLOCK(GPULAT_BLOCK_FLUSH, "flush", 50 * MS),
-	BLOCK(GPULAT_BLOCK_DISCARD, "discard", 50 * MS),
-	BLOCK(GPULAT_BLOCK_OTHER, "other", 20 * MS),
-};
-
-static const struct gl_series_info net_series[] = {
-	[GPULAT_NET_TX] =
-		JUDGED("net.tx", GL_KEY_NETDEV, GL_LAYER_NETWORK, 1 * MS, 100,
-		       M(GL_METRIC_NET, "stage=\"tx\"")),
-	[GPULAT_NET_BACKLOG] =
-		JUDGED("net.backlog", GL_KEY_NETDEV, GL_LAYER_NETWORK, 1 * MS,
-		       100, M(GL_METRIC_NET, "stage=\"backlog\"")),
-};
-
-/* An NVIDIA handler is the driver's; others take CPU time. */
-static const struct gl_series_info irq_series[] = {
-	[GPULAT_IRQ_HANDLER] = {
-		.name = "irq.handler", .key = GL_KEY_IRQ, .judged = true,
-		.layer = GL_LAYER_SCHED, .driver_key_prefix = "nvidia",
-		.expect_p99_ns = 100 * US, .weight = 100,
-		M(GL_METRIC_IRQ, ""),
-	},
-};
-
-/*
- * The NET_TX and NET_RX vectors are the network's, the others take CPU
- * time (half weight).  net_rx_action() stops after 2 ms; so may a wait.
- */
-#define SOFTIRQ(vec, l, w) \
-	[GPULAT_SOFTIRQ_SERIES(vec, GPULAT_SOFTIRQ_WAIT)] = \
-		JUDGED("softirq.wait", GL_KEY_VECTOR, l, 2 * MS, w, \
-		       M(GL_METRIC_SOFTIRQ, "stage=\"wait\"")), \
-	[GPULAT_SOFTIRQ_SERIES(vec, GPULAT_SOFTIRQ_RUN)] = \
-		JUDGED("softirq.run", GL_KEY_VECTOR, l, 2 * MS, w, \
-		       M(GL_METRIC_SOFTIRQ, "stage=\"run\""))
-
+static const struct gl_series_info sched_series[] = { GPULAT_DECL_SCHED(ROW) };
+static const struct gl_series_info block_series[] = { GPULAT_DECL_BLOCK(ROW) };
+static const struct gl_series_info net_series[] = { GPULAT_DECL_NET(ROW) };
+static const struct gl_series_info irq_series[] = { GPULAT_DECL_IRQ(ROW) };
 static const struct gl_series_info softirq_series[] = {
-	SOFTIRQ(0, GL_LAYER_SCHED, 50),		/* HI */
-	SOFTIRQ(1, GL_LAYER_SCHED, 50),		/* TIMER */
-	SOFTIRQ(2, GL_LAYER_NETWORK, 100),	/* NET_TX */
-	SOFTIRQ(3, GL_LAYER_NETWORK, 100),	/* NET_RX */
-	SOFTIRQ(4, GL_LAYER_SCHED, 50),		/* BLOCK */
-	SOFTIRQ(5, GL_LAYER_SCHED, 50),		/* IRQ_POLL */
-	SOFTIRQ(6, GL_LAYER_SCHED, 50),		/* TASKLET */
-	SOFTIRQ(7, GL_LAYER_SCHED, 50),		/* SCHED */
-	SOFTIRQ(8, GL_LAYER_SCHED, 50),		/* HRTIMER */
-	SOFTIRQ(9, GL_LAYER_SCHED, 50),		/* RCU */
+	GPULAT_DECL_SOFTIRQ(ROW)
 };
 
 _Static_assert(ARRAY_SIZE(softirq_series) == 2 * GPULAT_SOFTIRQ_NR_VECS,
 	       "a row per softirq vector and kind");
 
 static const struct gl_series_info nvidia_series[] = {
-	[GPULAT_NV_HARDIRQ] =
-		JUDGED("nvidia.hardirq", GL_KEY_IRQ, GL_LAYER_DRIVER, 100 * US,
-		       100, M(GL_METRIC_NVIDIA_IRQ, "path=\"hardirq\"")),
-	[GPULAT_NV_THREAD_WAKE] =
-		JUDGED("nvidia.thread.wake", GL_KEY_IRQ, GL_LAYER_DRIVER,
-		       500 * US, 100,
-		       M(GL_METRIC_NVIDIA_IRQ, "path=\"thread_wake\"")),
-	[GPULAT_NV_THREAD_RUN] =
-		JUDGED("nvidia.thread.run", GL_KEY_IRQ, GL_LAYER_DRIVER, 1 * MS,
-		       100, M(GL_METRIC_NVIDIA_IRQ, "path=\"thread_run\"")),
-	[GPULAT_NV_KTHREAD_WAKE] =
-		JUDGED("nvidia.kthread.wake", GL_KEY_PID, GL_LAYER_DRIVER,
-		       1 * MS, 100, M(GL_METRIC_NVIDIA_KTHREAD, "")),
+	GPULAT_DECL_NVIDIA(ROW)
 };
-
-static const struct gl_series_info mm_series[] = {
-	[GPULAT_MM_DIRECT_RECLAIM] =
-		JUDGED("mm.direct_reclaim", GL_KEY_NONE, GL_LAYER_MEMORY, 1 * MS,
-		       100, M(GL_METRIC_MM, "kind=\"direct_reclaim\"")),
-	[GPULAT_MM_COMPACTION] =
-		JUDGED("mm.compaction", GL_KEY_NONE, GL_LAYER_MEMORY, 1 * MS,
-		       100, M(GL_METRIC_MM, "kind=\"compaction\"")),
-	/* background compaction: no task waits for it */
-	[GPULAT_MM_COMPACTION_BG] = {
-		.name = "mm.compaction_bg", .key = GL_KEY_NONE, .judged = false,
-		.layer = GL_LAYER_MEMORY, .expect_p99_ns = 1 * MS,
-		.weight = 100, M(GL_METRIC_MM, "kind=\"compaction_bg\""),
-	},
-	/* a cgroup at its memory.high or memory.max: its own tasks stall */
-	[GPULAT_MM_MEMCG_RECLAIM] =
-		JUDGED("mm.memcg_reclaim", GL_KEY_NONE, GL_LAYER_MEMORY, 1 * MS,
-		       100, M(GL_METRIC_MM, "kind=\"memcg_reclaim\"")),
-};
-
-/*
- * Per-cgroup copies of samples the sched, block and mm series already
- * count: not judged again (the diagnosis ranks cgroups from them apart).
- */
-#define CGROUP(id, n, l, kind) \
-	[id] = { .name = (n), .key = GL_KEY_CGROUP, .judged = false, \
-		 .layer = (l), M(GL_METRIC_CGROUP, "kind=\"" kind "\"") }
-
+static const struct gl_series_info mm_series[] = { GPULAT_DECL_MM(ROW) };
 static const struct gl_series_info cgroup_series[] = {
-	CGROUP(GPULAT_CG_WAKEUP, "cgroup.wakeup", GL_LAYER_SCHED, "wakeup"),
-	CGROUP(GPULAT_CG_PREEMPT, "cgroup.preempt", GL_LAYER_SCHED, "preempt"),
-	CGROUP(GPULAT_CG_BLOCK, "cgroup.block", GL_LAYER_STORAGE, "block"),
-	CGROUP(GPULAT_CG_MEMCG, "cgroup.memcg_reclaim", GL_LAYER_MEMORY,
-	       "memcg_reclaim"),
+	GPULAT_DECL_CGROUP(ROW)
 };
 
 #define SERIES(a)	.series = (a), .nr_series = ARRAY_SIZE(a)

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpulat_series.h"
 #include "uapi/gpulat.h"
 
 /*
@@ -50,15 +51,9 @@ enum gl_key_kind {
  */
 enum gl_metric {
 	GL_METRIC_NONE,
-	GL_METRIC_RUNQUEUE,
-	GL_METRIC_BLOCK,
-	GL_METRIC_NET,
-	GL_METRIC_IRQ,
-	GL_METRIC_SOFTIRQ,
-	GL_METRIC_NVIDIA_IRQ,
-	GL_METRIC_NVIDIA_KTHREAD,
-	GL_METRIC_MM,
-	GL_METRIC_CGROUP,
+#define GL_METRIC_ENUM(id, name, help, gpu)	GL_METRIC_##id,
+	GPULAT_METRICS(GL_METRIC_ENUM)
+#undef GL_METRIC_ENUM
 	GL_NR_METRICS,
 };
 
@@ -75,6 +70,7 @@ struct gl_metric_info {
 /* One series of a family (struct gpulat_series.id). */
 struct gl_series_info {
 	const char *name;	/* "sched.wakeup", as the module names it */
+	const char *what;	/* its start event -> its end event */
 	enum gl_key_kind key;
 	/* The diagnosis rule: */
 	bool judged;		/* false: a diagnosis leaves it out */
