@@ -22,7 +22,7 @@ include scripts/install.mk
 
 .PHONY: all module module-clean guest guest-tests setup checkpatch \
 	modules-check vmtest check demo run clean bench bench-host bench-quick bench-scale bench-serve bpftest scenarios \
-	script-tests guest-stress stress stress-quick check-debug stress-debug
+	script-tests gen gen-check guest-stress stress stress-quick check-debug stress-debug
 
 all: user
 	@if [ -d "$(KDIR)" ]; then $(MAKE) module; else \
@@ -100,6 +100,13 @@ checkpatch:
 	 { ! grep . ; } || { echo "not ok checkpatch"; exit 1; }
 	@echo "ok checkpatch"
 
+# The docs' tables made from the series declaration (scripts/gen-docs):
+# gen rewrites them, gen-check fails when one is stale.
+gen: $(GENDOC)
+	@scripts/gen-docs $(GENDOC)
+gen-check: $(GENDOC)
+	@scripts/gen-docs --check $(GENDOC) && echo "ok gen-check"
+
 # Tests of the scripts themselves (TAP), on the host.
 script-tests:
 	@fail=0; for t in tests/scripts/test_*.sh; do \
@@ -165,6 +172,7 @@ check: setup
 	$(MAKE) script-tests
 	$(MAKE) fuzz
 	$(MAKE) checkpatch
+	$(MAKE) gen-check
 	$(MAKE) modules-check
 	$(MAKE) install-check
 	$(MAKE) vmtest

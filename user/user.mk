@@ -328,3 +328,9 @@ $(USER_GUEST_DYN)/gpulat: $(USER_BIN)
 $(USER_GUEST_DYN)/nvml/libnvidia-ml.so.1: $(USER_NVML_DOUBLE)
 	@mkdir -p $(@D)
 	install -m 0644 $< $@
+
+# The docs' tables made from the family table (scripts/gen-docs).
+GENDOC := $(USER_OUT)/gendoc
+$(GENDOC): scripts/gendoc.c $(USER_TOOL_LIB) $(USER_LIB)
+	$(USER_CC) $(USER_CPPFLAGS) $(USER_CFLAGS) -o $@ $^ $(USER_LDLIBS) \
+		$(USER_HTTP_LDLIBS)
