@@ -267,7 +267,7 @@ static inline u64 *gpulat_fam_counters(struct gpulat_family *fam, int cpu)
  * gpulat_<name>_family, one per line of families.h, and the registry's
  * array of them (registry.c, indexed by id - 1), in one declaration
  */
-#define GPULAT_FAMILY(name, id, threshold_us, keeps)	gpulat_##name##_family,
+#define GPULAT_FAMILY(name, id, threshold_us, keeps, tool)	gpulat_##name##_family,
 extern struct gpulat_family
 #include "families.h"
 	*gpulat_families[];

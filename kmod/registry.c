@@ -21,7 +21,7 @@
 #include "trace.h"
 
 /* families.h: every id from 1 has its family */
-#define GPULAT_FAMILY(name, id, threshold_us, keeps)			\
+#define GPULAT_FAMILY(name, id, threshold_us, keeps, tool)		\
 	[(id) - 1] = &gpulat_##name##_family,
 struct gpulat_family *gpulat_families[] = {
 #include "families.h"
@@ -31,7 +31,7 @@ struct gpulat_family *gpulat_families[] = {
 
 unsigned int gpulat_nr_families = ARRAY_SIZE(gpulat_families);
 
-#define GPULAT_FAMILY(name, id, threshold_us, keeps)			\
+#define GPULAT_FAMILY(name, id, threshold_us, keeps, tool)		\
 	[id] = (keeps),
 static const u32 gpulat_family_keeps[GPULAT_FAM_MAX] = {
 #include "families.h"

@@ -73,7 +73,7 @@ MODULE_PARM_DESC(trace_ring,
 		 "outlier trace records per CPU (power of two, 8..128)");
 
 /* Thresholds, ns by family (defaults: families.h); 0: not traced. */
-#define GPULAT_FAMILY(name, id, threshold_us, keeps)			\
+#define GPULAT_FAMILY(name, id, threshold_us, keeps, tool)		\
 	[id] = (threshold_us) * NSEC_PER_USEC,
 static u64 trace_threshold[GPULAT_FAM_MAX] = {
 #include "families.h"
@@ -81,7 +81,7 @@ static u64 trace_threshold[GPULAT_FAM_MAX] = {
 
 #undef GPULAT_FAMILY
 
-#define GPULAT_FAMILY(name, id, threshold_us, keeps)			\
+#define GPULAT_FAMILY(name, id, threshold_us, keeps, tool)		\
 	[id] = #name,
 static const char * const trace_family_names[GPULAT_FAM_MAX] = {
 #include "families.h"
@@ -171,7 +171,7 @@ static const struct kernel_param_ops trace_param_ops = {
  * One per line of families.h; each ends in a definition (of the default,
  * in us), so that the lines of the list need no separator.
  */
-#define GPULAT_FAMILY(fam, id, dflt, keeps)				\
+#define GPULAT_FAMILY(fam, id, dflt, keeps, tool)			\
 	module_param_cb(fam##_threshold_us, &trace_param_ops,		\
 			(void *)(unsigned long)(id), 0644);		\
 	MODULE_PARM_DESC(fam##_threshold_us, "outlier trace threshold of "	\

@@ -42,7 +42,7 @@ static const struct {
 	uint64_t threshold_ns;
 	uint32_t keeps;
 } fam_defaults[GPULAT_FAM_MAX] = {
-#define GPULAT_FAMILY(name, id, threshold_us, keeps) \
+#define GPULAT_FAMILY(name, id, threshold_us, keeps, tool)		\
 	[id] = { (threshold_us) * 1000ULL, (keeps) },
 #include "families.h"
 #undef GPULAT_FAMILY

@@ -36,7 +36,7 @@
 #define GPULAT_KEEPS_IRQ	GL_KEEPS_IRQ
 #define GPULAT_KEEPS_SOFTIRQ	GL_KEEPS_SOFTIRQ
 static const uint32_t fam_keeps[GPULAT_FAM_MAX] = {
-#define GPULAT_FAMILY(name, id, threshold_us, keeps) [id] = (keeps),
+#define GPULAT_FAMILY(name, id, threshold_us, keeps, tool) [id] = (keeps),
 #include "families.h"
 #undef GPULAT_FAMILY
 };

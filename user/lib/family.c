@@ -60,48 +60,20 @@ static const struct gl_series_info cgroup_series[] = {
 	GPULAT_DECL_CGROUP(ROW)
 };
 
-#define SERIES(a)	.series = (a), .nr_series = ARRAY_SIZE(a)
+/* A families.h row, its series gpulat_series.h's GPULAT_DECL_<NAME>(). */
+#define FAMILY(name_, id_, threshold_us, keeps, tool) \
+	[id_] = { .id = (id_), .name = #name_, FAMILY_TOOL tool, \
+		  .series = name_##_series, \
+		  .nr_series = ARRAY_SIZE(name_##_series) },
+#define FAMILY_TOOL(k, label, l, cp) \
+	.key = GL_KEY_##k, .key_label = (label), .layer = GL_LAYER_##l, \
+	.copies = (cp)
 
 /* The one table of probe families, indexed by enum gpulat_family_id. */
 static const struct gl_family_info gl_families[] = {
-	[GPULAT_FAM_SCHED] = {
-		.id = GPULAT_FAM_SCHED, .name = "sched", .key = GL_KEY_NONE,
-		.layer = GL_LAYER_SCHED, SERIES(sched_series),
-	},
-	[GPULAT_FAM_BLOCK] = {
-		.id = GPULAT_FAM_BLOCK, .name = "block", .key = GL_KEY_DISK,
-		.key_label = "disk", .layer = GL_LAYER_STORAGE,
-		SERIES(block_series),
-	},
-	[GPULAT_FAM_NET] = {
-		.id = GPULAT_FAM_NET, .name = "net", .key = GL_KEY_NETDEV,
-		.key_label = "dev", .layer = GL_LAYER_NETWORK,
-		SERIES(net_series),
-	},
-	[GPULAT_FAM_IRQ] = {
-		.id = GPULAT_FAM_IRQ, .name = "irq", .key = GL_KEY_IRQ,
-		.key_label = "irq", .layer = GL_LAYER_NONE,
-		SERIES(irq_series),
-	},
-	[GPULAT_FAM_SOFTIRQ] = {
-		.id = GPULAT_FAM_SOFTIRQ, .name = "softirq",
-		.key = GL_KEY_VECTOR, .key_label = "vec",
-		.layer = GL_LAYER_NONE, SERIES(softirq_series),
-	},
-	[GPULAT_FAM_NVIDIA] = {
-		.id = GPULAT_FAM_NVIDIA, .name = "nvidia", .key = GL_KEY_NONE,
-		.key_label = "nv", .layer = GL_LAYER_DRIVER,
-		SERIES(nvidia_series),
-	},
-	[GPULAT_FAM_MM] = {
-		.id = GPULAT_FAM_MM, .name = "mm", .key = GL_KEY_NONE,
-		.layer = GL_LAYER_MEMORY, SERIES(mm_series),
-	},
-	[GPULAT_FAM_CGROUP] = {
-		.id = GPULAT_FAM_CGROUP, .name = "cgroup", .key = GL_KEY_CGROUP,
-		.key_label = "cgroup", .layer = GL_LAYER_NONE, .copies = true,
-		SERIES(cgroup_series),
-	},
+#define GPULAT_FAMILY FAMILY
+#include "families.h"
+#undef GPULAT_FAMILY
 };
 
 _Static_assert(ARRAY_SIZE(gl_families) == GPULAT_FAM_MAX,
