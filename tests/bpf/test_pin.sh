@@ -102,12 +102,17 @@ check "switched on again, no wait from before it was off (max < 1 s)" \
 
 # a reader killed (SIGKILL) leaves its slot and the gates open: the next
 # command frees them.  The settings (struct gl_bpf_conf, first in .data)
-# read with bpftool: nr_readers at byte 76, the gates, 9 x u64, at 0.
+# read with bpftool: the gates, a u64 per family id (GPULAT_FAM_MAX, read
+# from the ABI) at 0, then keep_history and nr_readers (bpf_source.c
+# asserts that layout).
+FAM_MAX=$(awk '/^enum gpulat_family_id/ { on = 1 } on && /GPULAT_FAM_/ \
+	{ n++ } on && /^};/ { print n; exit }' kmod/uapi/gpulat.h)
 conf() {
 	bpftool -j map dump pinned "$PIN/maps/gpulat_b_data" |
 		"$PY" -c "import json,struct,sys
+n = $FAM_MAX
 v = bytes(int(x, 16) for x in json.load(sys.stdin)[0]['value'])
-print(struct.unpack_from('<I', v, 76)[0], min(struct.unpack_from('<9Q', v, 0)[1:]))"
+print(struct.unpack_from('<I', v, 8 * n + 4)[0], min(struct.unpack_from('<%dQ' % n, v, 0)[1:]))"
 }
 "$GPULAT" trace -d 30 >/dev/null 2>&1 &
 tp=$!

@@ -48,10 +48,14 @@ static const struct {
 #undef GPULAT_FAMILY
 };
 
-/* tests/bpf/test_pin.sh reads the settings with bpftool, there. */
+/*
+ * tests/bpf/test_pin.sh reads the settings with bpftool, there: the
+ * gates, a u64 per family id, then keep_history and nr_readers.
+ */
 _Static_assert(offsetof(struct gpulat_bpf__data, gl_conf) == 0 &&
-	       offsetof(struct gl_bpf_conf, nr_readers) == 76,
-	       "the settings lead .data, nr_readers at byte 76");
+	       offsetof(struct gl_bpf_conf, nr_readers) ==
+	       8 * GPULAT_FAM_MAX + 4,
+	       "the settings lead .data, nr_readers after the gates");
 
 uint64_t gl_bpf_now_ns(void)
 {
