@@ -62,7 +62,7 @@ struct gpulat_hold_slot {
 	__u64 since;		/* when pid took the slot */
 	__u64 last;		/* when pid last left the CPU */
 	__u64 ns;		/* its time on the CPU since it took the slot */
-	__u64 cg;		/* its cgroup (v2) id; 0 in the module */
+	__u64 cg;		/* its cgroup (v2) id */
 };
 
 struct gpulat_hold_ck {

@@ -148,7 +148,7 @@ static __always_inline void gpulat_sched_switch(bool preempt,
 		sched_end(next, now);
 	/* after the check above: a wait's history ends before its end */
 	if (gpulat_trace_on())
-		gpulat_trace_switch(now, prev->pid, next->pid);
+		gpulat_trace_switch(now, prev->pid, next);
 }
 
 #endif /* _GPULAT_KMOD_PROBE_SCHED_H */

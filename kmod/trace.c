@@ -214,12 +214,8 @@ static void trace_put(union gpulat_rec *rec)
 	local_irq_restore(flags);
 }
 
-/*
- * trace_name - pid, tgid, comm and cgroup (v2) id of the task with global
- * @pid, if alive: its cgroup now, at the record, not during the wait
- */
-static void trace_name(s32 pid, s32 *tgid, char comm[GPULAT_COMM_LEN],
-		       u64 *cgroup_id)
+/* trace_name - tgid and comm of the task with global @pid, if alive */
+static void trace_name(s32 pid, s32 *tgid, char comm[GPULAT_COMM_LEN])
 {
 	struct task_struct *t;
 
@@ -230,7 +226,6 @@ static void trace_name(s32 pid, s32 *tgid, char comm[GPULAT_COMM_LEN],
 		/* as trace events do: no lock, a concurrent rename may tear */
 		memcpy(comm, t->comm, GPULAT_COMM_LEN);
 		comm[GPULAT_COMM_LEN - 1] = '\0';
-		*cgroup_id = gpulat_task_cgroup_id(t);
 	} else {
 		*tgid = -1;
 	}
@@ -294,8 +289,8 @@ static bool trace_walk(const struct gpulat_trace_act *a, s32 waiter,
 		 * filed first by the sched probe, ends an nvidia wait)
 		 */
 		if (ns && e->pid && e->pid != waiter)
-			gpulat_hold_add(who, n, GPULAT_TRACE_SWITCHES, e->pid, 0,
-					ns);
+			gpulat_hold_add(who, n, GPULAT_TRACE_SWITCHES, e->pid,
+					e->cg, ns);
 		if (e->t <= start)
 			return true;
 	}
@@ -326,7 +321,7 @@ static void trace_culprits(struct gpulat_rec_sample *s,
 		cur = &a->sw[(a->sw_pos - 1) & (GPULAT_TRACE_SWITCHES - 1)];
 		if (c && a->sw_pos && cur->t >= since) {
 			n = gpulat_hold_who(a->hold.slot, c, start, end, s->pid,
-					    cur->pid, 0, cur->t, who);
+					    cur->pid, cur->cg, cur->t, who);
 			if (!reached)
 				s->flags |= GPULAT_REC_F_PARTIAL;
 		} else {
@@ -340,7 +335,9 @@ static void trace_culprits(struct gpulat_rec_sample *s,
 		c->pid = who[k].pid;
 		c->ns = who[k].ns;
 		named += c->ns;
-		trace_name(c->pid, &c->tgid, c->comm, &s->culprit_cgroup[k]);
+		/* its cgroup at its latest switch-in in the wait */
+		s->culprit_cgroup[k] = who[k].cg;
+		trace_name(c->pid, &c->tgid, c->comm);
 	}
 	s->nr_culprits = k;
 	s->other_ns = end - start > named ? end - start - named : 0;

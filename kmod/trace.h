@@ -18,6 +18,7 @@
 
 #include "gpulat.h"
 #include "gpulat_hold.h"
+#include "compat/cgroup.h"
 
 /* Entries of the per-CPU histories (powers of two). */
 #define GPULAT_TRACE_SWITCHES	16
@@ -27,6 +28,7 @@ struct gpulat_trace_switch {
 	u64 t;				/* switch-in time */
 	s32 pid;			/* who got the CPU; 0: idle */
 	u32 pad;
+	u64 cg;				/* its cgroup (v2) id then */
 };
 
 struct gpulat_trace_span {
@@ -73,11 +75,11 @@ static __always_inline bool gpulat_trace_on(void)
 }
 
 /*
- * gpulat_trace_switch - @pid got this CPU from @prev at @now (interrupts
+ * gpulat_trace_switch - @next got this CPU from @prev at @now (interrupts
  * off)
  */
 static __always_inline void gpulat_trace_switch(u64 now, pid_t prev,
-						pid_t pid)
+						struct task_struct *next)
 {
 	struct gpulat_trace_act *a = this_cpu_ptr(gpulat_trace_act);
 	struct gpulat_trace_switch *s;
@@ -89,11 +91,13 @@ static __always_inline void gpulat_trace_switch(u64 now, pid_t prev,
 	 */
 	s = &a->sw[(a->sw_pos - 1) & (GPULAT_TRACE_SWITCHES - 1)];
 	from = s->t > since ? s->t : since;
-	gpulat_hold_credit(&a->hold, prev, 0, from, now,
-			   READ_ONCE(gpulat_trace_hold_shift));
+	gpulat_hold_credit(&a->hold, prev, s->pid == prev ? s->cg : 0, from,
+			   now, READ_ONCE(gpulat_trace_hold_shift));
 	s = &a->sw[a->sw_pos++ & (GPULAT_TRACE_SWITCHES - 1)];
 	s->t = now;
-	s->pid = pid;
+	s->pid = next->pid;
+	/* the culprits' cgroups, taken as they run, as the BPF source does */
+	s->cg = next->pid ? gpulat_task_cgroup_id(next) : 0;
 }
 
 static __always_inline void gpulat_trace_span(struct gpulat_trace_span *ring,

@@ -515,8 +515,8 @@ struct gpulat_rec_sample {
 	/*
 	 * since ABI 1.3 (hdr.size >= GPULAT_REC_SAMPLE_SIZE_VER1): the
 	 * cgroup (v2) id of the task (for block, of the task that started
-	 * the request), and of each culprit when it was named; 0: none or
-	 * unknown
+	 * the request), and of each culprit at its latest switch-in in the
+	 * wait; 0: none or unknown
 	 */
 	__u64 cgroup_id;
 	__u64 culprit_cgroup[GPULAT_NR_CULPRITS];
