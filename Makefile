@@ -53,7 +53,7 @@ guest-tests: $(GUEST_TESTS) $(GUEST_SCRIPTS)
 
 # They link the library alone (tests/kernel/ uses no engine or command),
 # and tests/lib/ for sh().
-build/guest/tests/%: tests/kernel/%.c tests/kernel/vmtest.h $(wildcard tests/lib/*) \
+build/guest/tests/%: tests/kernel/%.c $(wildcard tests/kernel/*.h) $(wildcard tests/lib/*) \
 		     $(USER_LIB_STATIC) | user-selftest-check
 	@mkdir -p $(@D)
 	$(USER_CC) -D_GNU_SOURCE $(USER_INC) -I tests/lib $(USER_SELFTEST_FLAGS) \
