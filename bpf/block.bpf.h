@@ -333,7 +333,7 @@ GL_TP(block_rq_issue, gl_block_issue)
 	struct request *rq = gl_block_rq(ctx);
 	__u64 now = bpf_ktime_get_ns(), ptr = (__u64)rq;
 	struct gl_bpf_flight v, *e, *f;
-	long err;
+	int err;
 
 	gl_hit(GPULAT_FAM_BLOCK, GL_HIT_BLOCK_ISSUE);
 	if (!gl_block_sched(rq, gl_btf)) {

@@ -20,6 +20,13 @@
 #include "gpulat_stamp.h"
 #include "gpulat_bpf.h"
 
+/*
+ * A map update's or delete's error is read as an int (int e = ...),
+ * never as the helper's long: where the map's ops return int (5.10,
+ * 6.1; 6.12's return long) the verifier calls the op itself, so the
+ * 64-bit result holds -EEXIST in its low 32 bits only and compares
+ * unequal to -17 as a long.
+ */
 #define GL_E2BIG	7
 #define GL_EEXIST	17
 #define GL_U64_MAX	(~0ULL)
@@ -182,7 +189,7 @@ static const struct {
 	{								\
 		struct gl_keyed_##fam *v;				\
 		struct gl_kmax_##fam *m;				\
-		long e;							\
+		int e;							\
 									\
 		GL_ZERO_FITS(struct gl_keyed_##fam);			\
 		*created = false;					\

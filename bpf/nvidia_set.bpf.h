@@ -132,7 +132,7 @@ static __always_inline long gl_nv_add(struct gl_bpf_nv_state *st, __u32 pid,
 		.key = key, .pid = pid, .kind = kind, .wake = wake,
 	};
 	__u32 *f = &st->filter[gl_nv_hash(pid)];
-	long e;
+	int e;
 
 	/* the count before the entry: a probe never misses a followed pid */
 	__sync_fetch_and_add(f, 1);
@@ -174,7 +174,7 @@ static __always_inline void gl_nv_del(struct gl_bpf_nv_state *st, __u32 pid)
  */
 static __always_inline bool gl_nv_key_make(struct gl_nv_cpu *c, __u64 key)
 {
-	long e;
+	int e;
 
 	e = bpf_map_update_elem(&nvidia_kmax, &key, &nvidia_kmax_zero,
 				BPF_NOEXIST);
