@@ -18,6 +18,9 @@
  * the hard handler in irq/N-nvidia and the thread function in
  * irq/N-s-nvidia, and both threads are followed.
  *
+ * The BPF source, loaded beside the module, is held to the same counts
+ * in the same windows: the nvidia family's cross case.
+ *
  * gpulat_fake_xid.ko provides nvidia:nvidia_dev_xid and is loaded after
  * gpulat: the Xids it reports must show in the snapshot's events, in
  * order, with their PCI address, and the ring must count what it loses.
@@ -32,6 +35,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "both.h"
 #include "gpulat_user.h"
 #include "shell.h"
 #include "vmtest.h"
@@ -169,6 +173,10 @@ static int family_attached(const struct gl_snapshot *s)
 
 		if (p->family != GPULAT_FAM_NVIDIA)
 			continue;
+		/* the BPF source's Xid tracepoint: only with the driver */
+		if (p->state == GPULAT_PROBE_MISSING &&
+		    strstr(p->tracepoint, "nvidia_dev_xid"))
+			continue;
 		if (p->state != GPULAT_PROBE_ATTACHED)
 			return 0;
 		n++;
@@ -196,11 +204,12 @@ static int fake_counts(struct counts *c)
 }
 
 /*
- * quiet_snapshot - a snapshot with the stand-in's counts around it, taken
- * when no interrupt, thread run or kthread sleep came in between (the
- * e1000's watchdog interrupts every 2 s); 0 or -errno
+ * quiet_snapshot - a snapshot of each source with the stand-in's counts
+ * around them, taken when no interrupt, thread run or kthread sleep came
+ * in between (the e1000's watchdog interrupts every 2 s); 0 or -errno
  */
-static int quiet_snapshot(int fd, struct gl_snapshot **s, struct counts *c)
+static int quiet_snapshot(struct both *b, struct gl_snapshot **s,
+			  struct counts *c)
 {
 	struct counts after;
 	int try, ret;
@@ -209,7 +218,7 @@ static int quiet_snapshot(int fd, struct gl_snapshot **s, struct counts *c)
 		usleep(100000);
 		if (fake_counts(c))
 			return -ENOENT;
-		ret = gl_snapshot_take(fd, s);
+		ret = both_snapshot(b, s);
 		if (ret)
 			return ret;
 		usleep(100000);
@@ -217,97 +226,141 @@ static int quiet_snapshot(int fd, struct gl_snapshot **s, struct counts *c)
 			return -ENOENT;
 		if (!memcmp(c, &after, sizeof(after)))
 			return 0;
-		gl_snapshot_free(*s);
-		*s = NULL;
+		both_free(s);
 	}
 	return -EAGAIN;
 }
 
+/* What one source saw of the stand-in in one load. */
+struct nv_seen {
+	uint64_t hardirq, wake, run, kwake;
+};
+
 /*
- * one_load - load the stand-in on @irq, make interrupts, check what the
- * family saw against what the stand-in counted, unload it.  Every
- * interrupt of the line runs the stand-in's handler; only its handler
- * and threads are ours, so the family's IRQ series summed over keys hold
- * exactly its samples.
+ * load_check - what source @src saw from @s0 (before the load) and @s1
+ * (the stand-in loaded, its kthread alive) to @s2 (after the traffic),
+ * against the stand-in's counts @c1 and @c2
  */
-static void one_load(struct __test_metadata *_metadata, int fd, int irq,
-		     int round)
+static void load_check(struct __test_metadata *_metadata, const char *src,
+		       struct gl_snapshot *s0, struct gl_snapshot *s1,
+		       struct gl_snapshot *s2, const struct counts *c1,
+		       const struct counts *c2, int irq, int round,
+		       uint64_t kkey, struct nv_seen *n)
 {
-	struct gl_snapshot *s0 = NULL, *s1 = NULL, *s2 = NULL;
 	struct gl_snapshot *d = NULL, *dk = NULL;
-	struct counts c1, c2;
-	uint64_t hardirq, wake, run, kwake, no_start, neg, full, kkey;
+	uint64_t no_start, neg, full;
 	bool tirq = threadirqs();
 	char name[32];
-	int bh_pid;
 
-	ASSERT_EQ(0, gl_snapshot_take(fd, &s0));
-	ASSERT_TRUE(family_attached(s0));
-	ASSERT_EQ(0, sh("insmod " MODDIR "/" FAKE_NV ".ko irq=%d", irq));
-	bh_pid = (int)read_param(FAKE_NV, "bh_pid");
-	kkey = (uint32_t)bh_pid;
-
-	/* the kthread is followed from its creation (fork or rename) */
-	EXPECT_EQ(0, quiet_snapshot(fd, &s1, &c1));
-	traffic();
-	EXPECT_EQ(0, quiet_snapshot(fd, &s2, &c2));
-
-	snprintf(name, sizeof(name), "irq/%d-nvidia", irq);
-	EXPECT_TRUE(have_task(name)) TH_LOG("no %s", name);
-	snprintf(name, sizeof(name), "irq/%d-s-nvidia", irq);
-	EXPECT_EQ(tirq, have_task(name)) TH_LOG("%s %s", name,
-						 tirq ? "missing" : "present");
-
-	ASSERT_TRUE(s1 && s2);
 	snprintf(name, sizeof(name), "nvidia/%d", irq);
-	EXPECT_TRUE(have_key(s2, name)) TH_LOG("no key %s", name);
-	EXPECT_TRUE(have_key(s2, "UVM GPU1 BH"));
+	EXPECT_TRUE(have_key(s2, name)) TH_LOG("%s: no key %s", src, name);
+	EXPECT_TRUE(have_key(s2, "UVM GPU1 BH")) TH_LOG("%s", src);
 	ASSERT_EQ(0, gl_snapshot_diff(s0, s2, &d));
 	ASSERT_EQ(0, gl_snapshot_diff(s1, s2, &dk));
-	hardirq = key_count(d, GPULAT_NV_HARDIRQ, NULL);
-	wake = key_count(d, GPULAT_NV_THREAD_WAKE, NULL);
-	run = key_count(d, GPULAT_NV_THREAD_RUN, NULL);
-	kwake = key_count(dk, GPULAT_NV_KTHREAD_WAKE, &kkey);
+	n->hardirq = key_count(d, GPULAT_NV_HARDIRQ, NULL);
+	n->wake = key_count(d, GPULAT_NV_THREAD_WAKE, NULL);
+	n->run = key_count(d, GPULAT_NV_THREAD_RUN, NULL);
+	n->kwake = key_count(dk, GPULAT_NV_KTHREAD_WAKE, &kkey);
 	no_start = counter(d, GPULAT_NV_NO_START);
 	neg = counter(d, GPULAT_NV_NEGATIVE);
 	full = counter(d, GPULAT_NV_KEYS_FULL);
-	TH_LOG("load %d, %s, irq %d: hard %lld thread %lld | nvidia.hardirq %llu thread.wake %llu thread.run %llu | kthread naps %lld kthread.wake %llu | no_start %llu negative %llu keys_full %llu",
-	       round, tirq ? "threadirqs" : "hardirq", irq, c2.hard, c2.thread,
-	       (unsigned long long)hardirq, (unsigned long long)wake,
-	       (unsigned long long)run, c2.naps - c1.naps,
-	       (unsigned long long)kwake, (unsigned long long)no_start,
-	       (unsigned long long)neg, (unsigned long long)full);
+	TH_LOG("%s: load %d, %s, irq %d: hard %lld thread %lld | nvidia.hardirq %llu thread.wake %llu thread.run %llu | kthread naps %lld kthread.wake %llu | no_start %llu negative %llu keys_full %llu",
+	       src, round, tirq ? "threadirqs" : "hardirq", irq, c2->hard,
+	       c2->thread, (unsigned long long)n->hardirq,
+	       (unsigned long long)n->wake, (unsigned long long)n->run,
+	       c2->naps - c1->naps, (unsigned long long)n->kwake,
+	       (unsigned long long)no_start, (unsigned long long)neg,
+	       (unsigned long long)full);
 
-	/* the traffic interrupted: enough samples for the bounds to bite */
-	EXPECT_LE(100, c2.hard);
 	/* every call of the handler (of the stub, threaded) is one sample */
-	EXPECT_EQ((uint64_t)c2.hard, hardirq);
+	EXPECT_EQ((uint64_t)c2->hard, n->hardirq) TH_LOG("%s", src);
 	/*
 	 * Each wakeup of a thread follows a hard IRQ that asked for it (and,
 	 * threaded, a run of irq/N-nvidia that woke irq/N-s-nvidia); each
 	 * ends in a switch-in that a switch-out follows.  Threaded, both
 	 * threads count: more wakeups than interrupts.
 	 */
-	EXPECT_LE(1, wake);
-	EXPECT_LE(wake, (uint64_t)c2.thread + (tirq ? (uint64_t)c2.hard : 0));
-	EXPECT_LE(wake, run);
+	EXPECT_LE(1, n->wake) TH_LOG("%s", src);
+	EXPECT_LE(n->wake, (uint64_t)c2->thread +
+		  (tirq ? (uint64_t)c2->hard : 0)) TH_LOG("%s", src);
+	EXPECT_LE(n->wake, n->run) TH_LOG("%s", src);
 	if (tirq)
-		EXPECT_LT(hardirq, wake);
+		EXPECT_LT(n->hardirq, n->wake) TH_LOG("%s", src);
 	/* every sleep of the kthread is one wakeup, bar a racing wakeup */
-	EXPECT_LE(1, kwake);
-	EXPECT_LE(kwake, (uint64_t)(c2.naps - c1.naps));
-	EXPECT_LE((uint64_t)(c2.naps - c1.naps) * 9 / 10, kwake);
-	EXPECT_EQ(0, no_start);
-	EXPECT_EQ(0, neg);
-	EXPECT_EQ(0, full);
+	EXPECT_LE(1, n->kwake) TH_LOG("%s", src);
+	EXPECT_LE(n->kwake, (uint64_t)(c2->naps - c1->naps)) TH_LOG("%s", src);
+	EXPECT_LE((uint64_t)(c2->naps - c1->naps) * 9 / 10, n->kwake)
+		TH_LOG("%s", src);
+	EXPECT_EQ(0, no_start) TH_LOG("%s", src);
+	EXPECT_EQ(0, neg) TH_LOG("%s", src);
+	EXPECT_EQ(0, full) TH_LOG("%s", src);
+	gl_snapshot_free(d);
+	gl_snapshot_free(dk);
+}
+
+static uint64_t apart(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/*
+ * one_load - load the stand-in on @irq, make interrupts, check what each
+ * source saw against what the stand-in counted, unload it.  Every
+ * interrupt of the line runs the stand-in's handler; only its handler
+ * and threads are ours, so the family's IRQ series summed over keys hold
+ * exactly its samples.
+ */
+static void one_load(struct __test_metadata *_metadata, struct both *b,
+		     int irq, int round)
+{
+	struct gl_snapshot *s0[BOTH_MAX] = { NULL }, *s1[BOTH_MAX] = { NULL };
+	struct gl_snapshot *s2[BOTH_MAX] = { NULL };
+	struct nv_seen seen[BOTH_MAX];
+	bool tirq = threadirqs();
+	struct counts c1, c2;
+	unsigned int i;
+	char name[32];
+	uint64_t kkey;
+
+	ASSERT_EQ(0, both_snapshot(b, s0));
+	for (i = 0; i < b->nr; i++)
+		ASSERT_TRUE(family_attached(s0[i])) TH_LOG("%s", both_name[i]);
+	ASSERT_EQ(0, sh("insmod " MODDIR "/" FAKE_NV ".ko irq=%d", irq));
+	kkey = (uint32_t)read_param(FAKE_NV, "bh_pid");
+
+	/* the kthread is followed from its creation (fork or rename) */
+	EXPECT_EQ(0, quiet_snapshot(b, s1, &c1));
+	traffic();
+	EXPECT_EQ(0, quiet_snapshot(b, s2, &c2));
+
+	snprintf(name, sizeof(name), "irq/%d-nvidia", irq);
+	EXPECT_TRUE(have_task(name)) TH_LOG("no %s", name);
+	snprintf(name, sizeof(name), "irq/%d-s-nvidia", irq);
+	EXPECT_EQ(tirq, have_task(name)) TH_LOG("%s %s", name,
+						 tirq ? "missing" : "present");
+	/* the traffic interrupted: enough samples for the bounds to bite */
+	EXPECT_LE(100, c2.hard);
+
+	ASSERT_TRUE(s1[0] && s2[0]);
+	for (i = 0; i < b->nr; i++)
+		load_check(_metadata, both_name[i], s0[i], s1[i], s2[i], &c1,
+			   &c2, irq, round, kkey, &seen[i]);
+	/*
+	 * Both sources saw one window whose ends no interrupt, thread run or
+	 * kthread sleep came between: the same counts.
+	 */
+	if (b->nr == BOTH_MAX) {
+		EXPECT_EQ(seen[BOTH_KMOD].hardirq, seen[BOTH_BPF].hardirq);
+		EXPECT_EQ(seen[BOTH_KMOD].wake, seen[BOTH_BPF].wake);
+		EXPECT_EQ(seen[BOTH_KMOD].run, seen[BOTH_BPF].run);
+		EXPECT_GE(1, apart(seen[BOTH_KMOD].kwake, seen[BOTH_BPF].kwake));
+	}
 
 	EXPECT_EQ(0, sh("rmmod " FAKE_NV));
 	EXPECT_FALSE(have_task("UVM GPU1 BH"));
-	gl_snapshot_free(s0);
-	gl_snapshot_free(s1);
-	gl_snapshot_free(s2);
-	gl_snapshot_free(d);
-	gl_snapshot_free(dk);
+	both_free(s0);
+	both_free(s1);
+	both_free(s2);
 }
 
 /*
@@ -317,20 +370,21 @@ static void one_load(struct __test_metadata *_metadata, int fd, int irq,
  */
 TEST(hardirq_threads_kthread_known_counts)
 {
-	char err[256];
-	int fd, irq;
+	struct both b;
+	int irq;
 
 	irq = eth_irq();
 	if (irq < 0)
 		SKIP(return, "no eth0 in /proc/interrupts (needs vmrun --net)");
 	if (access(MODDIR "/" FAKE_NV ".ko", R_OK))
 		SKIP(return, "no %s.ko", FAKE_NV);
-	fd = gl_open(err, sizeof(err));
-	ASSERT_LE(0, fd) TH_LOG("%s", err);
+	/* switched on by hand: the BPF source holds it back with no driver */
+	ASSERT_EQ(0, both_open(&b, GPULAT_FAM_NVIDIA)) TH_LOG("%s", b.why);
+	EXPECT_EQ(BOTH_MAX, b.nr) TH_LOG("%s", b.why);
 	ASSERT_EQ(0, sh("udhcpc -i eth0 -n -q -t 20 -T 1 >/dev/null 2>&1"));
-	one_load(_metadata, fd, irq, 1);
-	one_load(_metadata, fd, irq, 2);
-	close(fd);
+	one_load(_metadata, &b, irq, 1);
+	one_load(_metadata, &b, irq, 2);
+	both_close(&b);
 }
 
 static uint64_t now_ns(void)
