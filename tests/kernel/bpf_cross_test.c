@@ -699,7 +699,9 @@ static int nullb_read(FIXTURE_DATA(cross) *self, unsigned int n)
 }
 
 /*
- * READS direct reads from a null_blk disk: its block.read.device holds
+ * READS direct reads from a null_blk disk, without an I/O scheduler and
+ * then with mq-deadline (each read inserted, then dispatched: its
+ * in-flight entry exists when it is issued): its block.read.device holds
  * READS samples at about NULLB_NS in both sources, and its other series
  * (block.read.queue: next to nothing without a scheduler) agree too.
  * Without the family in the BPF source the reads still run, for the
@@ -707,8 +709,11 @@ static int nullb_read(FIXTURE_DATA(cross) *self, unsigned int n)
  */
 TEST_F(cross, block_null_blk)
 {
+	static const char *const scheds[] = { "none", "mq-deadline" };
+	char why[320], path[128], what[96];
 	struct gl_hist h;
-	char why[320];
+	uint64_t full;
+	unsigned int k;
 	bool bpf;
 	int s;
 
@@ -719,22 +724,44 @@ TEST_F(cross, block_null_blk)
 	if (nullb_create(self) == -ENOENT)
 		SKIP(return, "no null_blk with configfs");
 	ASSERT_NE(0, self->nullb_dev[0]);
-	usleep(SETTLE_US);	/* the new disk's own reads (partitions) done */
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler",
+		 self->nullb_dev);
 
-	ASSERT_EQ(0, cross_begin(self));
-	ASSERT_EQ(0, nullb_read(self, READS));
-	ASSERT_EQ(0, cross_end(self));
+	for (k = 0; k < ARRAY_SIZE(scheds); k++) {
+		if (write_str(path, scheds[k])) {
+			ksft_print_msg("no I/O scheduler %s here\n", scheds[k]);
+			continue;
+		}
+		usleep(SETTLE_US);	/* the new disk's own reads done */
+		for (s = 0; s < NR_SRC; s++) {
+			gl_snapshot_free(self->before[s]);
+			gl_snapshot_free(self->diff[s]);
+			self->before[s] = self->diff[s] = NULL;
+		}
+		ASSERT_EQ(0, cross_begin(self));
+		ASSERT_EQ(0, nullb_read(self, READS));
+		ASSERT_EQ(0, cross_end(self));
 
-	cross_keyed(_metadata, self, GPULAT_FAM_BLOCK, self->nullb_key,
-		    self->nullb_dev, bpf);
-	for (s = 0; s < (bpf ? NR_SRC : BPF); s++) {
-		gl_hist_merge_key(self->diff[s], GPULAT_FAM_BLOCK,
-				  GPULAT_BLOCK_SERIES(GPULAT_BLOCK_READ,
-						      GPULAT_BLOCK_DEVICE),
-				  self->nullb_key, GPULAT_CPU_NONE, &h);
-		EXPECT_LE(READS, h.count) TH_LOG("%s", src_name[s]);
+		snprintf(what, sizeof(what), "%s (%s)", self->nullb_dev,
+			 scheds[k]);
+		cross_keyed(_metadata, self, GPULAT_FAM_BLOCK,
+			    self->nullb_key, what, bpf);
+		for (s = 0; s < (bpf ? NR_SRC : BPF); s++) {
+			gl_hist_merge_key(self->diff[s], GPULAT_FAM_BLOCK,
+					  GPULAT_BLOCK_SERIES(GPULAT_BLOCK_READ,
+							      GPULAT_BLOCK_DEVICE),
+					  self->nullb_key, GPULAT_CPU_NONE, &h);
+			EXPECT_LE(READS, h.count)
+				TH_LOG("%s %s", src_name[s], what);
+			/* nothing dropped: a full table would show here */
+			full = ~0ULL;
+			gl_counter(self->diff[s], GPULAT_FAM_BLOCK,
+				   GPULAT_BLOCK_FULL, &full);
+			EXPECT_EQ(0, full) TH_LOG("%s %s: block.full",
+						  src_name[s], what);
+		}
+		cross_drops(self, GPULAT_FAM_BLOCK);
 	}
-	cross_drops(self, GPULAT_FAM_BLOCK);
 	/* a skip passes: only when the module's part did */
 	if (!bpf && _metadata->passed)
 		SKIP(return, "%s (the module's numbers above)", why);
