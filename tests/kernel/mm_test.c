@@ -26,6 +26,10 @@
  * writing task's allocations: mm.compaction samples, at least as many as
  * the kernel's own trace shows for that task, and each one counted by the
  * kernel's compact_stall (at most one per zone per stall).
+ *
+ * The BPF source, loaded beside the module, is held to the same answers
+ * in the same windows: the mm family's cross case (mm.memcg_reclaim's is
+ * bpf_cross_test's).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -41,6 +45,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "both.h"
 #include "gpulat_user.h"
 #include "vmtest.h"
 
@@ -162,17 +167,20 @@ static int populated_zones(void)
 }
 
 /*
- * mm_snapshot_diff - what the mm family saw from @a to a snapshot taken now
+ * mm_snapshot_diff - what the mm family saw in @src from @a to a snapshot
+ * taken now
  */
-static int mm_snapshot_diff(int fd, struct gl_snapshot *a, struct mm_seen *out)
+static int mm_snapshot_diff(struct gl_source *src, struct gl_snapshot *a,
+			    struct mm_seen *out)
 {
 	struct gl_snapshot *b = NULL, *d = NULL;
 	const struct gpulat_snap_header *h;
+	char err[128];
 	size_t i;
 	int ret, k;
 
 	memset(out, 0, sizeof(*out));
-	ret = gl_snapshot_take(fd, &b);
+	ret = gl_source_snapshot(src, &b, err, sizeof(err));
 	if (!ret)
 		ret = gl_snapshot_diff(a, b, &d);
 	if (ret)
@@ -207,30 +215,38 @@ out:
 }
 
 /*
- * mm_measure_end - mm_snapshot_diff() once no stall is in flight: kcompactd
- * or a reclaiming task may be between begin and end at the first try
+ * mm_measure_end - mm_snapshot_diff() of each source once no stall is in
+ * flight in any: kcompactd or a reclaiming task may be between begin and
+ * end at the first try
  */
-static int mm_measure_end(int fd, struct gl_snapshot *a, struct mm_seen *out)
+static int mm_measure_end(struct both *b, struct gl_snapshot **a,
+			  struct mm_seen *out)
 {
-	int ret, try;
+	unsigned int i;
+	int ret = 0, try;
+	bool open;
 
 	for (try = 0; try < 40; try++) {
-		ret = mm_snapshot_diff(fd, a, out);
-		if (ret || (out->hits[HIT_RECLAIM_BEGIN] ==
-			    out->hits[HIT_RECLAIM_END] &&
-			    out->hits[HIT_COMPACT_BEGIN] ==
-			    out->hits[HIT_COMPACT_END]))
+		open = false;
+		for (i = 0; i < b->nr && !ret; i++) {
+			ret = mm_snapshot_diff(b->src[i], a[i], &out[i]);
+			open |= out[i].hits[HIT_RECLAIM_BEGIN] !=
+				out[i].hits[HIT_RECLAIM_END] ||
+				out[i].hits[HIT_COMPACT_BEGIN] !=
+				out[i].hits[HIT_COMPACT_END];
+		}
+		if (ret || !open)
 			break;
 		usleep(50000);
 	}
 	return ret;
 }
 
-static void mm_log(struct __test_metadata *_metadata, const char *what,
-		   const struct mm_seen *s)
+static void mm_log(struct __test_metadata *_metadata, const char *src,
+		   const char *what, const struct mm_seen *s)
 {
-	TH_LOG("%s (%.2f s): direct_reclaim %llu (p50 %llu ns, p99 %llu ns, max %llu ns, mean %llu ns), compaction %llu, compaction_bg %llu (max %llu ns); no_start %llu negative %llu evicted %llu; hits %llu/%llu %llu/%llu",
-	       what, s->interval_ns / 1e9,
+	TH_LOG("%s: %s (%.2f s): direct_reclaim %llu (p50 %llu ns, p99 %llu ns, max %llu ns, mean %llu ns), compaction %llu, compaction_bg %llu (max %llu ns); no_start %llu negative %llu evicted %llu; hits %llu/%llu %llu/%llu",
+	       src, what, s->interval_ns / 1e9,
 	       (unsigned long long)s->reclaim.count,
 	       (unsigned long long)gl_hist_quantile(&s->reclaim, 500000),
 	       (unsigned long long)gl_hist_quantile(&s->reclaim, 990000),
@@ -371,30 +387,31 @@ static pid_t spawn_toucher(unsigned long mb)
 }
 
 FIXTURE(mm) {
-	int fd;
+	struct both b;
+	struct gl_snapshot *a[BOTH_MAX];
 };
 
+/* both sources, the family on in each whatever an earlier test left */
 FIXTURE_SETUP(mm)
 {
-	char err[256];
-
-	self->fd = gl_open(err, sizeof(err));
-	ASSERT_LE(0, self->fd) TH_LOG("%s", err);
-	/* on whatever an earlier test left */
-	ASSERT_EQ(0, gl_family_switch(self->fd, GPULAT_FAM_MM, true));
+	ASSERT_EQ(0, both_open(&self->b, GPULAT_FAM_MM)) TH_LOG("%s",
+								  self->b.why);
+	/* the BPF source serves the family on every kernel we boot */
+	EXPECT_EQ(BOTH_MAX, self->b.nr) TH_LOG("%s", self->b.why);
 }
 
 FIXTURE_TEARDOWN(mm)
 {
 	nullb_remove();
-	close(self->fd);
+	both_free(self->a);
+	both_close(&self->b);
 }
 
 TEST_F(mm, direct_reclaim_known_count_idle_none)
 {
-	struct gl_snapshot *a = NULL;
-	struct mm_seen busy, idle;
+	struct mm_seen busy[BOTH_MAX], idle[BOTH_MAX];
 	uint64_t stall0, stall1, t0, idle_us;
+	unsigned int k;
 	long min_kb, free_kb;
 	pid_t kids[TOUCHERS];
 	int i, status, bad = 0, cache_fd;
@@ -416,7 +433,7 @@ TEST_F(mm, direct_reclaim_known_count_idle_none)
 	/* clean cache to reclaim, several times what the watermark asks */
 	ASSERT_LT(4 * (MIN_ABOVE_FREE_MB + TOUCHERS * TOUCH_MB) * 1024, cached_kb);
 
-	ASSERT_EQ(0, gl_snapshot_take(self->fd, &a));
+	ASSERT_EQ(0, both_snapshot(&self->b, self->a));
 	stall0 = vmstat_sum("allocstall_");
 	t0 = now_ns();
 	/* the min watermark above free memory: every allocation reclaims */
@@ -432,53 +449,65 @@ TEST_F(mm, direct_reclaim_known_count_idle_none)
 	close(cache_fd);
 	usleep(200000);		/* let reclaim in flight finish */
 	stall1 = vmstat_sum("allocstall_");
-	ASSERT_EQ(0, mm_measure_end(self->fd, a, &busy));
-	gl_snapshot_free(a);
-	a = NULL;
-	mm_log(_metadata, "pressure", &busy);
+	ASSERT_EQ(0, mm_measure_end(&self->b, self->a, busy));
+	both_free(self->a);
 	TH_LOG("allocstall %llu, workload %.2f s",
 	       (unsigned long long)(stall1 - stall0), (now_ns() - t0) / 1e9);
 	EXPECT_EQ(0, bad);
 
-	/* the workload stalled, and each stall the kernel counted is here */
-	EXPECT_LT(0, busy.reclaim.count);
-	EXPECT_EQ(stall1 - stall0, busy.reclaim.count);
-	EXPECT_EQ(busy.hits[HIT_RECLAIM_BEGIN], busy.hits[HIT_RECLAIM_END]);
-	EXPECT_EQ(busy.hits[HIT_RECLAIM_END], busy.reclaim.count);
-	EXPECT_EQ(0, busy.no_start);
-	EXPECT_EQ(0, busy.negative);
-	EXPECT_EQ(0, busy.evicted);
-	/* plausible: microseconds to less than the interval, never longer */
-	EXPECT_LE(1000, gl_hist_quantile(&busy.reclaim, 500000));
-	EXPECT_GT(1000000000ULL, gl_hist_quantile(&busy.reclaim, 500000));
-	EXPECT_GE(busy.interval_ns, busy.reclaim.max_ns);
-	EXPECT_EQ(busy.reclaim.count, gl_hist_total(&busy.reclaim));
+	for (k = 0; k < self->b.nr; k++) {
+		const struct mm_seen *m = &busy[k];
+		const char *src = both_name[k];
+
+		mm_log(_metadata, src, "pressure", m);
+		/* the workload stalled; each stall the kernel counted is here */
+		EXPECT_LT(0, m->reclaim.count) TH_LOG("%s", src);
+		EXPECT_EQ(stall1 - stall0, m->reclaim.count) TH_LOG("%s", src);
+		EXPECT_EQ(m->hits[HIT_RECLAIM_BEGIN],
+			  m->hits[HIT_RECLAIM_END]) TH_LOG("%s", src);
+		EXPECT_EQ(m->hits[HIT_RECLAIM_END], m->reclaim.count)
+			TH_LOG("%s", src);
+		EXPECT_EQ(0, m->no_start) TH_LOG("%s", src);
+		EXPECT_EQ(0, m->negative) TH_LOG("%s", src);
+		EXPECT_EQ(0, m->evicted) TH_LOG("%s", src);
+		/* plausible: microseconds to less than the interval */
+		EXPECT_LE(1000, gl_hist_quantile(&m->reclaim, 500000));
+		EXPECT_GT(1000000000ULL, gl_hist_quantile(&m->reclaim, 500000));
+		EXPECT_GE(m->interval_ns, m->reclaim.max_ns) TH_LOG("%s", src);
+		EXPECT_EQ(m->reclaim.count, gl_hist_total(&m->reclaim));
+	}
 
 	/* an idle interval as long: no stall */
-	idle_us = busy.interval_ns / 1000;
+	idle_us = busy[BOTH_KMOD].interval_ns / 1000;
 	if (idle_us > IDLE_MAX_S * 1000000ULL)
 		idle_us = IDLE_MAX_S * 1000000ULL;
-	ASSERT_EQ(0, gl_snapshot_take(self->fd, &a));
+	ASSERT_EQ(0, both_snapshot(&self->b, self->a));
 	stall0 = vmstat_sum("allocstall_");
 	usleep(idle_us);
 	stall1 = vmstat_sum("allocstall_");
-	ASSERT_EQ(0, mm_measure_end(self->fd, a, &idle));
-	gl_snapshot_free(a);
-	mm_log(_metadata, "idle", &idle);
+	ASSERT_EQ(0, mm_measure_end(&self->b, self->a, idle));
+	both_free(self->a);
 	EXPECT_EQ(0, stall1 - stall0);
-	EXPECT_EQ(0, idle.reclaim.count);
-	EXPECT_EQ(0, idle.hits[HIT_RECLAIM_BEGIN]);
-	EXPECT_EQ(0, idle.compaction.count);
-	EXPECT_EQ(0, idle.no_start + idle.negative + idle.evicted);
+	for (k = 0; k < self->b.nr; k++) {
+		const struct mm_seen *m = &idle[k];
+		const char *src = both_name[k];
+
+		mm_log(_metadata, src, "idle", m);
+		EXPECT_EQ(0, m->reclaim.count) TH_LOG("%s", src);
+		EXPECT_EQ(0, m->hits[HIT_RECLAIM_BEGIN]) TH_LOG("%s", src);
+		EXPECT_EQ(0, m->compaction.count) TH_LOG("%s", src);
+		EXPECT_EQ(0, m->no_start + m->negative + m->evicted)
+			TH_LOG("%s", src);
+	}
 }
 
 TEST_F(mm, compact_memory_is_background_per_zone)
 {
 	const char *pro = "/proc/sys/vm/compaction_proactiveness";
 	uint64_t wake0, wake1, cstall0, cstall1;
-	struct gl_snapshot *a = NULL;
+	struct mm_seen seen[BOTH_MAX];
+	unsigned int k;
 	long proactive;
-	struct mm_seen s;
 	int zones;
 
 	if (access("/proc/sys/vm/compact_memory", W_OK))
@@ -490,31 +519,48 @@ TEST_F(mm, compact_memory_is_background_per_zone)
 	if (proactive > 0)
 		ASSERT_EQ(0, write_str(pro, "0"));
 
-	ASSERT_EQ(0, gl_snapshot_take(self->fd, &a));
+	ASSERT_EQ(0, both_snapshot(&self->b, self->a));
 	wake0 = vmstat_sum("compact_daemon_wake");
 	cstall0 = vmstat_sum("compact_stall");
 	ASSERT_EQ(0, write_str("/proc/sys/vm/compact_memory", "1"));
 	wake1 = vmstat_sum("compact_daemon_wake");
 	cstall1 = vmstat_sum("compact_stall");
-	ASSERT_EQ(0, mm_measure_end(self->fd, a, &s));
-	gl_snapshot_free(a);
+	ASSERT_EQ(0, mm_measure_end(&self->b, self->a, seen));
+	both_free(self->a);
 	if (proactive > 0)
 		write_ulong(pro, proactive);
-	mm_log(_metadata, "compact_memory", &s);
 	TH_LOG("%d populated zones; compact_daemon_wake +%llu, compact_stall +%llu",
 	       zones, (unsigned long long)(wake1 - wake0),
 	       (unsigned long long)(cstall1 - cstall0));
 
-	/* one run per zone, in the writer, which is no allocation stall */
-	EXPECT_LE((uint64_t)zones, s.compaction_bg.count);
-	/* more only if kcompactd ran; direct compaction only if counted */
-	EXPECT_TRUE(wake1 != wake0 || s.compaction_bg.count == (uint64_t)zones);
-	EXPECT_TRUE(cstall1 != cstall0 || s.compaction.count == 0);
-	EXPECT_EQ(s.hits[HIT_COMPACT_BEGIN], s.hits[HIT_COMPACT_END]);
-	EXPECT_EQ(s.hits[HIT_COMPACT_END],
-		  s.compaction.count + s.compaction_bg.count);
-	EXPECT_EQ(0, s.no_start + s.negative + s.evicted);
-	EXPECT_GE(s.interval_ns, s.compaction_bg.max_ns);
+	for (k = 0; k < self->b.nr; k++) {
+		const struct mm_seen *s = &seen[k];
+		const char *src = both_name[k];
+
+		mm_log(_metadata, src, "compact_memory", s);
+		/* one run per zone, in the writer: no allocation stall */
+		EXPECT_LE((uint64_t)zones, s->compaction_bg.count)
+			TH_LOG("%s", src);
+		/* more only if kcompactd ran; direct only if counted */
+		EXPECT_TRUE(wake1 != wake0 ||
+			    s->compaction_bg.count == (uint64_t)zones)
+			TH_LOG("%s", src);
+		EXPECT_TRUE(cstall1 != cstall0 || s->compaction.count == 0)
+			TH_LOG("%s", src);
+		EXPECT_EQ(s->hits[HIT_COMPACT_BEGIN], s->hits[HIT_COMPACT_END])
+			TH_LOG("%s", src);
+		EXPECT_EQ(s->hits[HIT_COMPACT_END],
+			  s->compaction.count + s->compaction_bg.count)
+			TH_LOG("%s", src);
+		EXPECT_EQ(0, s->no_start + s->negative + s->evicted)
+			TH_LOG("%s", src);
+		EXPECT_GE(s->interval_ns, s->compaction_bg.max_ns)
+			TH_LOG("%s", src);
+	}
+	/* the same runs in both */
+	if (self->b.nr == BOTH_MAX)
+		EXPECT_EQ(seen[BOTH_KMOD].compaction_bg.count,
+			  seen[BOTH_BPF].compaction_bg.count);
 }
 
 /*
@@ -564,10 +610,10 @@ TEST_F(mm, direct_compaction_for_hugepages)
 {
 	const char *nr = "/proc/sys/vm/nr_hugepages";
 	uint64_t cstall0 = 0, cstall1 = 0;
-	struct gl_snapshot *a = NULL;
 	long buffers0, free0, want, got;
 	int cache_fd, zones, try, seen = 0;
-	struct mm_seen s;
+	struct mm_seen m[BOTH_MAX];
+	unsigned int k;
 	char dev[64];
 
 	if (access(nr, W_OK))
@@ -589,7 +635,7 @@ TEST_F(mm, direct_compaction_for_hugepages)
 
 		/* more huge pages than the free blocks left before fragmenting hold */
 		want = free0 / 2048 + HUGEPAGES;
-		ASSERT_EQ(0, gl_snapshot_take(self->fd, &a));
+		ASSERT_EQ(0, both_snapshot(&self->b, self->a));
 		ASSERT_EQ(0, compaction_recorder(true));
 		cstall0 = vmstat_sum("compact_stall");
 		write_ulong(nr, want);
@@ -598,28 +644,41 @@ TEST_F(mm, direct_compaction_for_hugepages)
 		cstall1 = vmstat_sum("compact_stall");
 		seen = compaction_recorder(false);
 		close(cache_fd);
-		ASSERT_EQ(0, mm_measure_end(self->fd, a, &s));
-		gl_snapshot_free(a);
-		a = NULL;
+		ASSERT_EQ(0, mm_measure_end(&self->b, self->a, m));
+		both_free(self->a);
 		ASSERT_LE(0, seen);
-		mm_log(_metadata, "hugepages", &s);
-		TH_LOG("try %d: hugepages %ld of %ld; compact_stall +%llu, compactions traced %d, compaction p50 %llu ns max %llu ns",
+		TH_LOG("try %d: hugepages %ld of %ld; compact_stall +%llu, compactions traced %d",
 		       try, got, want, (unsigned long long)(cstall1 - cstall0),
-		       seen, (unsigned long long)gl_hist_quantile(&s.compaction, 500000),
-		       (unsigned long long)s.compaction.max_ns);
-		/* every try: the series counts what the kernel traced */
-		EXPECT_LE((uint64_t)seen, s.compaction.count);
-		EXPECT_GE((cstall1 - cstall0) * zones, s.compaction.count);
-		EXPECT_EQ(s.hits[HIT_COMPACT_BEGIN], s.hits[HIT_COMPACT_END]);
-		EXPECT_EQ(s.hits[HIT_COMPACT_END],
-			  s.compaction.count + s.compaction_bg.count);
-		EXPECT_EQ(0, s.no_start + s.negative + s.evicted);
+		       seen);
+		for (k = 0; k < self->b.nr; k++) {
+			const struct mm_seen *s = &m[k];
+			const char *src = both_name[k];
+
+			mm_log(_metadata, src, "hugepages", s);
+			/* every try: the series counts what the kernel traced */
+			EXPECT_LE((uint64_t)seen, s->compaction.count)
+				TH_LOG("%s", src);
+			EXPECT_GE((cstall1 - cstall0) * zones,
+				  s->compaction.count) TH_LOG("%s", src);
+			EXPECT_EQ(s->hits[HIT_COMPACT_BEGIN],
+				  s->hits[HIT_COMPACT_END]) TH_LOG("%s", src);
+			EXPECT_EQ(s->hits[HIT_COMPACT_END],
+				  s->compaction.count + s->compaction_bg.count)
+				TH_LOG("%s", src);
+			EXPECT_EQ(0, s->no_start + s->negative + s->evicted)
+				TH_LOG("%s", src);
+		}
+		/* the same compactions in both */
+		if (self->b.nr == BOTH_MAX)
+			EXPECT_EQ(m[BOTH_KMOD].compaction.count,
+				  m[BOTH_BPF].compaction.count);
 		if (seen)
 			break;
 	}
 	/* and the workload made the kernel compact at least once */
 	EXPECT_LT(0, seen);
-	EXPECT_LT(0, s.compaction.count);
+	for (k = 0; k < self->b.nr; k++)
+		EXPECT_LT(0, m[k].compaction.count) TH_LOG("%s", both_name[k]);
 }
 
 VMTEST_HARNESS_MAIN
