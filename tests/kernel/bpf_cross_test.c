@@ -73,6 +73,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "cross_cases.h"
 #include "gpulat_hist.h"
 #include "gpulat_user.h"
 #include "shell.h"
@@ -1068,6 +1069,22 @@ TEST_F(cross, net_veth_netem)
 	/* a skip passes: only when the module's part did */
 	if (!bpf && _metadata->passed)
 		SKIP(return, "%s (the module's numbers above)", why);
+}
+
+/*
+ * Every family has its cross case (cross_cases.h; a family without one
+ * does not build), named here for the log.
+ */
+TEST(every_family_has_a_cross_case)
+{
+	uint32_t fam;
+
+	ASSERT_EQ(GPULAT_FAM_MAX, ARRAY_SIZE(cross_cases));
+	for (fam = 1; fam < GPULAT_FAM_MAX; fam++) {
+		ASSERT_NE(NULL, cross_cases[fam]) TH_LOG("family %u", fam);
+		ksft_print_msg("cross case of %s: %s\n", gl_family_name(fam),
+			       cross_cases[fam]);
+	}
 }
 
 VMTEST_HARNESS_MAIN
