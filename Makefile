@@ -22,7 +22,7 @@ include scripts/install.mk
 
 .PHONY: all module module-clean guest guest-tests setup checkpatch \
 	modules-check vmtest check demo run clean bench bench-host bench-quick bench-scale bench-serve bpftest scenarios \
-	script-tests gen gen-check guest-stress stress stress-quick check-debug stress-debug
+	script-tests gen gen-check check-layers guest-stress stress stress-quick check-debug stress-debug
 
 all: user
 	@if [ -d "$(KDIR)" ]; then $(MAKE) module; else \
@@ -107,6 +107,10 @@ gen: $(GENDOC)
 gen-check: $(GENDOC)
 	@scripts/gen-docs --check $(GENDOC) && echo "ok gen-check"
 
+# user/'s includes only go down: lib, engines, commands (scripts/check-layers).
+check-layers:
+	@scripts/check-layers
+
 # Tests of the scripts themselves (TAP), on the host.
 script-tests:
 	@fail=0; for t in tests/scripts/test_*.sh; do \
@@ -173,6 +177,7 @@ check: setup
 	$(MAKE) fuzz
 	$(MAKE) checkpatch
 	$(MAKE) gen-check
+	$(MAKE) check-layers
 	$(MAKE) modules-check
 	$(MAKE) install-check
 	$(MAKE) vmtest

@@ -17,10 +17,9 @@
 #include <sys/types.h>
 
 #include "gpulat_user.h"
+#include "view.h"
 
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#endif
+#include "array_size.h"
 
 /* Exit codes of the tool. */
 enum gpulat_exit {
@@ -183,26 +182,6 @@ struct gpulat_opts {
 	bool force;
 };
 
-/* Softirq vectors (the kernel's enum, stable) that gpulat hist net adds. */
-#define VIEW_NET_TX_SOFTIRQ	2
-#define VIEW_NET_RX_SOFTIRQ	3
-
-/* What a view shows of a snapshot. */
-struct view {
-	uint64_t families;	/* bit per family number; 0: all */
-	bool per_cpu;
-	bool per_key;		/* one histogram per key, not merged over keys */
-	bool summary;		/* text: one line per histogram, no buckets */
-	bool is_interval;	/* a difference, not totals since reset */
-	double interval_s;	/* requested or measured; < 0: none */
-	bool clock;		/* print the wall clock time (live data) */
-	const char *kernel;	/* uname -r, or NULL when unknown */
-	uint32_t module_major, module_minor;
-	/* live: "kmod" or "bpf", and how it was opened; NULL: a file */
-	const char *source, *source_desc;
-	/* live: why a family waits for its driver ("" or NULL: it does not) */
-	const char *held[GPULAT_FAM_MAX];
-};
 
 /* cli.c: parsing only (opens nothing, prints only errors) */
 int gpulat_parse_args(int argc, char **argv, struct gpulat_opts *o,
@@ -255,12 +234,6 @@ int gpulat_load_input(const char *input, const char *from,
 int gpulat_input_exit(int err);
 const char *gpulat_kernel_release(char *buf, size_t len);
 
-/* engine/view.c: the FAMILY filter and names of a view */
-bool view_wants_family(const struct view *v, uint32_t family);
-bool view_wants_series(const struct view *v, const struct gpulat_series *sr);
-const char *view_family_name(uint32_t family, char *buf, size_t len);
-const char *view_kernel(const struct view *v, const struct gl_snapshot *s);
-
 /* cmd/status.c */
 int status_run(const struct gpulat_opts *o);
 void status_print_text(FILE *f, const struct gl_snapshot *s,
@@ -268,15 +241,12 @@ void status_print_text(FILE *f, const struct gl_snapshot *s,
 void status_print_json(FILE *f, const struct gl_snapshot *s,
 		       const struct view *v);
 
-/* cmd/hist.c; hist_key_text() is gl_key_text() */
+/* cmd/hist.c */
 int hist_run(const struct gpulat_opts *o);
 void hist_print_text(FILE *f, const struct gl_snapshot *s,
 		     const struct view *v);
 void hist_print_json(FILE *f, const struct gl_snapshot *s,
 		     const struct view *v);
-
-const char *hist_key_text(char *buf, size_t len,
-			  const struct gpulat_series *sr);
 
 /* cmd/snapshot.c */
 int snapshot_run(const struct gpulat_opts *o);

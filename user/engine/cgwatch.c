@@ -13,7 +13,7 @@
 
 #include "cgroup.h"
 #include "cgwatch.h"
-#include "gpulat.h"
+#include "array_size.h"
 
 /* cgwatch_reason - see cgwatch.h */
 const char *cgwatch_reason(char *buf, size_t len, int ret)

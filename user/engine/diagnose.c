@@ -22,6 +22,7 @@
 #include "diagnose_int.h"
 #include "gpulat_hist.h"
 #include "units.h"
+#include "view.h"	/* hist_key_text() */
 
 
 /*

@@ -13,7 +13,6 @@
 #include <stdint.h>
 
 #include "gpusample.h"
-#include "gpulat.h"
 #include "json.h"
 
 /* A GPU whose mean utilisation is below this waits for its host ... */

@@ -13,11 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "array_size.h"
 #include "cpuset.h"
 #include "diagnose.h"
 #include "diagnose_cg.h"
 #include "diagnose_gpu.h"
-#include "gpulat.h"
 
 /* A baseline needs this many samples before it counts. */
 #define DIAG_BASELINE_MIN	200

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "drill.h"
-#include "gpulat.h"
 #include "watch.h"
 
 static const char *const drill_names[DRILL_NR_KINDS + 1] = {

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "drill.h"
-#include "gpulat.h"
+#include "array_size.h"
 
 #define NULLB_CONFIGFS	"/sys/kernel/config/nullb"
 #define NULLB_COMPLETION_NS	50000000UL

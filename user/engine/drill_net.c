@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "drill.h"
-#include "gpulat.h"
+#include "array_size.h"
 
 #define NET_DELAY_MS	20
 

@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "drill.h"
-#include "gpulat.h"
+#include "array_size.h"
 #include "procname.h"
 
 #define NULLB_CONFIGFS	"/sys/kernel/config/nullb"

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpulat.h"
+#include "view.h"
 
 struct json;
 

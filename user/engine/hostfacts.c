@@ -177,7 +177,7 @@ static int hf_write_kernel(struct hostfacts *h, struct bundle *b)
 	f = bundle_create(b, path, "kernel release, version, command line, taint flags");
 	if (!f)
 		return b->err;
-	for (i = 0; i < ARRAY_SIZE_HF(src); i++) {
+	for (i = 0; i < ARRAY_SIZE(src); i++) {
 		ret = hf_read_line(h->root, val, sizeof(val), "%s", src[i][1]);
 		if (ret && i == 0)
 			hf_absent(b, f, path, "%s: %s", src[i][1], hf_why(ret));

@@ -405,7 +405,7 @@ int hf_write_thp(struct hostfacts *h, struct bundle *b,
 			fprintf(f, "%-22s %s\n", thp[i], val);
 	}
 	fputc('\n', f);
-	for (i = 0; i < ARRAY_SIZE_HF(sysctl); i++) {
+	for (i = 0; i < ARRAY_SIZE(sysctl); i++) {
 		ret = hf_read_line(h->root, val, sizeof(val), "/proc/sys/%s",
 				   sysctl[i]);
 		fprintf(f, "%-28s %s\n", sysctl[i], ret ? "absent" : val);
@@ -415,7 +415,7 @@ int hf_write_thp(struct hostfacts *h, struct bundle *b,
 		return bundle_close(b, f, path);
 	}
 	fprintf(f, "\n%-22s %14s %14s\n", "/proc/vmstat", "in window", "since boot");
-	for (i = 0; i < ARRAY_SIZE_HF(vm); i++) {
+	for (i = 0; i < ARRAY_SIZE(vm); i++) {
 		if (!hf_vmstat_get(vm_end, vm[i], &z))
 			continue;
 		if (vm_start && hf_vmstat_get(vm_start, vm[i], &a))

@@ -17,10 +17,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "array_size.h"
 #include "hostfacts.h"
 #include "units.h"	/* units_dec() */
-
-#define ARRAY_SIZE_HF(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Largest /proc or /sys file read whole (/proc/interrupts of big hosts). */
 #define HF_READ_MAX	(64u << 20)

@@ -228,7 +228,7 @@ static int hf_write_numa(struct hostfacts *h, struct bundle *b)
 	for (i = 0; srcs && i < n; i++) {
 		if (strncmp(names[i], "node", 4) || !hf_is_digits(names[i] + 4))
 			continue;
-		for (j = 0; j < ARRAY_SIZE_HF(file); j++) {
+		for (j = 0; j < ARRAY_SIZE(file); j++) {
 			if (asprintf(&srcs[k], "%s/%s/%s", dir, names[i],
 				     file[j]) < 0)
 				goto oom;
@@ -276,7 +276,7 @@ int hf_write_system(struct hostfacts *h, struct bundle *b)
 	if (!ret)
 		ret = hf_cat(h, b, "host/pressure.txt",
 			     "pressure stall information at the end of the watch (/proc/pressure)",
-			     psi, ARRAY_SIZE_HF(psi),
+			     psi, ARRAY_SIZE(psi),
 			     "no PSI: CONFIG_PSI off, or psi=0 on the command line");
 	if (!ret)
 		ret = hf_write_numa(h, b);

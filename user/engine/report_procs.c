@@ -87,7 +87,7 @@ static int report_cg_dir(FILE *f, const char *root, const char *dir)
 	int ret = 0;
 
 	fprintf(f, "== %s ==\n", dir);
-	for (i = 0; i < ARRAY_SIZE_HF(report_cg_files) && !ret; i++) {
+	for (i = 0; i < ARRAY_SIZE(report_cg_files) && !ret; i++) {
 		char *buf;
 		size_t len;
 

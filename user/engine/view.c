@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The FAMILY filter of a view, and the names it prints. */
-#include "gpulat.h"
+#include "view.h"
 
 /*
  * view_kernel - kernel release of the data: the one the module recorded

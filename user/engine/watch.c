@@ -14,7 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "gpulat.h"
 #include "watch.h"
 
 /* Longest sleep in poll(): how late a Ctrl-C or a deadline may be seen. */

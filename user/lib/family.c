@@ -10,14 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "cgroup.h"
 #include "family.h"
 #include "gpulat_series.h"
 #include "units.h"
 
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#endif
 
 #define US	1000ULL
 

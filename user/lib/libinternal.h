@@ -9,9 +9,7 @@
 
 #include "uapi/gpulat.h"
 
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#endif
+#include "array_size.h"
 
 /* Bytes of one normalized series: VER0 fixed part plus every slot. */
 #define GL_SERIES_STRIDE \
