@@ -7,6 +7,7 @@
  *
  *   families     Documentation/index.rst: family, series, per
  *   families-md  README.md: the same, with each series' events
+ *   families-man Documentation/gpulat.8: the same, in roff
  *   series       Documentation/histograms.rst: every series' start and
  *                end events, key, metric and rule
  *   rules        Documentation/runbook.rst: the judged series' expected
@@ -340,6 +341,53 @@ static void families(struct table *t, bool md)
 	}
 }
 
+/* roff_put - @s with the characters roff reads as commands escaped */
+static void roff_put(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '-' || *s == '\\')
+			putchar('\\');
+		putchar(*s);
+	}
+}
+
+/*
+ * families_man - each family as a tagged paragraph: its series, those of
+ * one start and end event together, with the events; what it is per
+ */
+static void families_man(void)
+{
+	char names[CELL], per[CELL];
+	unsigned int r, j, n;
+	size_t i;
+
+	for (i = 0; i < gl_family_count(); i++) {
+		uint32_t fam = gl_family_at(i);
+
+		printf(".TP\n.B %s\n", gl_family_name(fam));
+		for (n = 0, r = 0; r < nr_rows; r++) {
+			if (rows[r].family != fam)
+				continue;
+			for (j = 0; j < r; j++)
+				if (rows[j].family == fam &&
+				    same_what(&rows[j], &rows[r]))
+					break;
+			if (j < r)
+				continue;
+			family_names(names, fam, &rows[r], same_what, "");
+			printf("%s.B ", n++ ? ",\n" : "");
+			roff_put(names);
+			printf("\n(");
+			roff_put(rows[r].s->what);
+			putchar(')');
+		}
+		family_per(per, fam);
+		printf(";\nper ");
+		roff_put(per);
+		printf(".\n");
+	}
+}
+
 static void series(struct table *t)
 {
 	static const char *const cols[] = {
@@ -432,7 +480,7 @@ int main(int argc, char **argv)
 
 	if (argc != 2) {
 		fprintf(stderr,
-			"usage: gendoc families|families-md|series|rules\n");
+			"usage: gendoc families|families-md|families-man|series|rules\n");
 		return 2;
 	}
 	collect();
@@ -440,6 +488,8 @@ int main(int argc, char **argv)
 		families(&t, false), print_rst(&t);
 	else if (!strcmp(argv[1], "families-md"))
 		families(&t, true), print_md(&t);
+	else if (!strcmp(argv[1], "families-man"))
+		families_man();
 	else if (!strcmp(argv[1], "series"))
 		series(&t), print_rst(&t);
 	else if (!strcmp(argv[1], "rules"))

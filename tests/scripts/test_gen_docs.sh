@@ -18,7 +18,7 @@ make -s -C "$ROOT" build/user/gendoc >/dev/null || exit 1
 mkdir -p "$tmp/tree/scripts" "$tmp/tree/Documentation/families"
 cp "$ROOT/scripts/gen-docs" "$tmp/tree/scripts/"
 cp "$ROOT/README.md" "$tmp/tree/"
-cp "$ROOT"/Documentation/*.rst "$tmp/tree/Documentation/"
+cp "$ROOT"/Documentation/*.rst "$ROOT"/Documentation/gpulat.8 "$tmp/tree/Documentation/"
 cp "$ROOT"/Documentation/families/*.rst "$tmp/tree/Documentation/families/"
 gen() { "$tmp/tree/scripts/gen-docs" "$@" >"$tmp/out" 2>&1; }
 
