@@ -243,10 +243,6 @@ void status_print_json(FILE *f, const struct gl_snapshot *s,
 
 /* cmd/hist.c */
 int hist_run(const struct gpulat_opts *o);
-void hist_print_text(FILE *f, const struct gl_snapshot *s,
-		     const struct view *v);
-void hist_print_json(FILE *f, const struct gl_snapshot *s,
-		     const struct view *v);
 
 /* cmd/snapshot.c */
 int snapshot_run(const struct gpulat_opts *o);

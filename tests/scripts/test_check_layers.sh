@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # scripts/check-layers on the tree (clean), and on copies with an upward
 # include planted: an engine including the command header, the library
-# including an engine's, and a known exception mended but still listed.
-# Each fails, naming the file.  TAP.
+# including an engine's, and an engine returning an exit code.  Each
+# fails, naming the file.  TAP.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
@@ -33,9 +33,9 @@ check "the library including an engine's header fails" \
 	'! run "$tmp/t" && grep -q "user/lib/units.c (lib) includes user/engine/diagnose.h (engine)" "$tmp/out"'
 
 copy
-sed -i '/^#include "gpulat.h"$/d' "$tmp/t/user/engine/serve.h"
-check "a mended exception still listed fails" \
-	'! run "$tmp/t" && grep -q "serve.h:gpulat.h is mended" "$tmp/out"'
+sed -i '0,/return 0;/s//return GPULAT_EXIT_OK;/' "$tmp/t/user/engine/watch.c"
+check "an engine returning an exit code fails" \
+	'! run "$tmp/t" && grep -q "an exit code in an engine: user/engine/watch.c" "$tmp/out"'
 
 echo "1..$n"
 exit $fail

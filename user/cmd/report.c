@@ -49,7 +49,8 @@ static const char usage_report[] =
  * (its reason in r->module: the report holds host facts only); 0, or an
  * exit code after a message
  */
-static int report_open(struct report *r, struct gl_source **srcp)
+static int report_open(const struct gpulat_opts *o, struct report *r,
+		       struct gl_source **srcp)
 {
 	char *msg = NULL;
 	size_t len = 0;
@@ -61,7 +62,7 @@ static int report_open(struct report *r, struct gl_source **srcp)
 		fprintf(stderr, "gpulat: out of memory\n");
 		return GPULAT_EXIT_ERROR;
 	}
-	ret = gpulat_source_open(r->o, srcp, &r->major, &r->minor, m);
+	ret = gpulat_source_open(o, srcp, &r->major, &r->minor, m);
 	fclose(m);
 	code = ret ? gpulat_device_exit(ret) : GPULAT_EXIT_OK;
 	if (!ret)
@@ -94,7 +95,11 @@ int report_run(const struct gpulat_opts *o)
 		fprintf(stderr, "gpulat: out of memory\n");
 		return GPULAT_EXIT_ERROR;
 	}
-	r->o = o;
+	r->output = o->output;
+	r->has_gpu_interval = o->has_gpu_interval;
+	r->gpu_interval_s = o->gpu_interval_s;
+	memcpy(r->thresholds, o->thresholds, sizeof(r->thresholds));
+	r->thresholds_set = o->thresholds_set;
 	r->duration_s = o->has_duration ? o->duration_s : GPULAT_REPORT_SECONDS;
 	r->interval_s = o->has_report_interval ? o->report_interval_s :
 		GPULAT_REPORT_INTERVAL;
@@ -113,7 +118,7 @@ int report_run(const struct gpulat_opts *o)
 		fprintf(stderr, "gpulat: tar is not installed or not in PATH; the report is a .tar.gz made by tar\n");
 		goto out;
 	}
-	ret = report_open(r, &src);
+	ret = report_open(o, r, &src);
 	if (ret)
 		goto out;
 	ret = GPULAT_EXIT_ERROR;

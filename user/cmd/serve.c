@@ -1,16 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
 /* gpulat serve: the daemon for Prometheus, and the flight recorder. */
+#include <string.h>
+
 #include "gpulat.h"
 #include "serve.h"
 
+/* serve_open - the source the options name, for the engine */
+static int serve_open(void *ctx, struct gl_source **src, uint32_t *major,
+		      uint32_t *minor)
+{
+	return gpulat_source_open(ctx, src, major, minor, stderr);
+}
+
 static int serve_run(const struct gpulat_opts *o)
 {
-	struct gpulat_opts with = *o;
+	static char kernel[128];
+	struct serve_conf c = {
+		.listen = o->listen, .textfile = o->textfile,
+		.buckets = o->serve_buckets, .max_keys = o->serve_max_keys,
+		.per_cpu = o->per_cpu, .all_buckets = o->serve_all_buckets,
+		.verdict_s = o->verdict_s,
+		.thresholds_set = o->thresholds_set,
+		.version = gpulat_version(),
+		.kernel = gpulat_kernel_release(kernel, sizeof(kernel)),
+		.open = serve_open, .open_ctx = (void *)o,
+	};
+	struct flight_opts *f = &c.flight;
+	bool open_failed;
+	int ret;
 
 	/* neither HTTP nor a textfile asked for: HTTP, as exporters do */
-	if (!with.listen && !with.textfile)
-		with.listen = SERVE_LISTEN_DEFAULT;
-	return serve_loop(&with);
+	if (!c.listen && !c.textfile)
+		c.listen = SERVE_LISTEN_DEFAULT;
+	memcpy(c.thresholds, o->thresholds, sizeof(c.thresholds));
+	if (o->flight) {
+		f->dir = o->flight;
+		f->before_s = o->flight_before_s;
+		f->after_s = o->flight_after_s;
+		f->gap_s = o->flight_gap_s;
+		f->keep = o->flight_keep;
+		f->dir_bytes = o->flight_max_bytes;
+		f->mode = gpulat_file_mode(o);
+		memcpy(f->trigger_ns, o->triggers, sizeof(f->trigger_ns));
+	}
+	ret = serve_loop(&c, &open_failed);
+	if (!ret)
+		return GPULAT_EXIT_OK;
+	return open_failed ? gpulat_device_exit(ret) : GPULAT_EXIT_ERROR;
 }
 
 static const char usage_serve[] =

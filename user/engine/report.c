@@ -55,7 +55,7 @@ void report_name(struct report *r)
 int report_output(struct report *r)
 {
 	char cwd[PATH_MAX], msg[PATH_MAX + 256];
-	const char *out = r->o->output;
+	const char *out = r->output;
 	int n, ret;
 
 	if (!getcwd(cwd, sizeof(cwd))) {
@@ -166,7 +166,7 @@ int report_collect(struct report *r, struct gl_source *src)
 	fprintf(stderr, "gpulat: watching for %.0f s (Ctrl-C ends it early), then writing %s\n",
 		r->duration_s, r->out);
 	watch_stop_on_signal();
-	every = gs_interval(r->o->has_gpu_interval ? r->o->gpu_interval_s :
+	every = gs_interval(r->has_gpu_interval ? r->gpu_interval_s :
 			    -1, why, sizeof(why));
 	if (every < 0) {
 		fprintf(stderr, "gpulat: report: %s\n", why);
@@ -181,7 +181,7 @@ int report_collect(struct report *r, struct gl_source *src)
 			diag_tasks_free(&r->tasks);
 		r->watch_tried = true;
 		ret = watch_run(src, r->duration_s, r->interval_s, true,
-				r->o->thresholds, r->o->thresholds_set, &r->w,
+				r->thresholds, r->thresholds_set, &r->w,
 				NULL, NULL, stderr);
 		if (ret) {
 			gs_stop(&gs, &r->gpu);

@@ -14,13 +14,18 @@
 #include <sys/types.h>
 
 #include "diagnose.h"
-#include "gpulat.h"
+#include "gpulat_user.h"
 #include "gpusample.h"
 #include "hostfacts.h"
 #include "watch.h"
 
 struct report {
-	const struct gpulat_opts *o;
+	/* what the command asked for: */
+	const char *output;		/* -o: the archive; NULL: named here */
+	bool has_gpu_interval;
+	double gpu_interval_s;		/* NVML's period; 0: not sampled */
+	uint64_t thresholds[GPULAT_FAM_MAX];	/* ns, by family, 0: off */
+	uint64_t thresholds_set;	/* bit per family given */
 	double duration_s, interval_s;
 	char host[128];
 	char top[256];			/* gpulat-report-HOST-YYYYMMDD-HHMMSS */

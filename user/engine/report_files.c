@@ -12,6 +12,7 @@
 #include "nvml.h"
 #include "nvml_child.h"
 #include "report.h"
+#include "view.h"
 #include "trace.h"
 #include "units.h"
 

@@ -44,7 +44,7 @@ static uint64_t serve_mono_ns(void)
 }
 
 struct serve {
-	const struct gpulat_opts *o;
+	const struct serve_conf *c;
 	struct gl_source *src;
 	struct prom_state p;
 	struct serve_http *http;
@@ -263,75 +263,70 @@ static void serve_tick(struct serve *sv)
  * serve_start - HTTP and the recorder, then the source: a bad address or
  * folder fails before the source loads; an enum gpulat_exit
  */
-static int serve_start(struct serve *sv, uint32_t *major, uint32_t *minor)
+static int serve_start(struct serve *sv, uint32_t *major, uint32_t *minor,
+		       bool *open_failed)
 {
-	const struct gpulat_opts *o = sv->o;
-	static char kernel[128];
-	struct flight_opts fo = { 0 };
+	const struct serve_conf *c = sv->c;
+	struct flight_opts fo = c->flight;
 	int ret;
 
 	prom_init(&sv->p);
-	if (o->serve_buckets)
-		sv->p.per_octave = o->serve_buckets;
-	if (o->serve_max_keys)
-		sv->p.max_keys = o->serve_max_keys;
-	sv->p.per_cpu = o->per_cpu;
-	if (o->serve_all_buckets)
+	if (c->buckets)
+		sv->p.per_octave = c->buckets;
+	if (c->max_keys)
+		sv->p.max_keys = c->max_keys;
+	sv->p.per_cpu = c->per_cpu;
+	if (c->all_buckets)
 		sv->p.all_buckets = true;
 	sv->p.xid_from_ns = serve_mono_ns();
 	sv->p.root = getenv("GPULAT_SYSROOT");
-	sv->p.version = gpulat_version();
-	if (gpulat_kernel_release(kernel, sizeof(kernel)))
-		sv->p.kernel = kernel;
-	if (o->listen) {
+	sv->p.version = c->version;
+	sv->p.kernel = c->kernel;
+	if (c->listen) {
 		/* scrapes until the first snapshot are answered 503 */
-		sv->http = serve_http_start(o->listen);
+		sv->http = serve_http_start(c->listen);
 		if (!sv->http)
-			return GPULAT_EXIT_ERROR;
+			return -EINVAL;
 	}
-	if (o->textfile && serve_tf_start(&sv->tf, o->textfile))
-		return GPULAT_EXIT_ERROR;
-	if (o->flight) {
-		fo.dir = o->flight;
-		fo.before_s = o->flight_before_s;
-		fo.after_s = o->flight_after_s;
-		fo.gap_s = o->flight_gap_s;
-		fo.keep = o->flight_keep;
-		fo.dir_bytes = o->flight_max_bytes;
-		fo.mode = gpulat_file_mode(o);
+	if (c->textfile && serve_tf_start(&sv->tf, c->textfile))
+		return -EINVAL;
+	if (fo.dir) {
 		fo.max_bytes = FLIGHT_MAX_BYTES;
-		memcpy(fo.trigger_ns, o->triggers, sizeof(fo.trigger_ns));
 		fo.root = sv->p.root ? sv->p.root : "";
-		if (flight_init(&sv->fl, &fo))
-			return GPULAT_EXIT_ERROR;
+		ret = flight_init(&sv->fl, &fo);
+		if (ret)
+			return ret;
 		sv->flight_on = true;
 	}
-	if (o->verdict_s > 0) {
-		if (verdict_init(&sv->v, o->verdict_s)) {
+	if (c->verdict_s > 0) {
+		if (verdict_init(&sv->v, c->verdict_s)) {
 			fprintf(stderr, "gpulat: out of memory\n");
-			return GPULAT_EXIT_ERROR;
+			return -ENOMEM;
 		}
 		sv->verdict_on = true;
 	}
-	ret = gpulat_source_open(o, &sv->src, major, minor, stderr);
-	if (ret)
-		return gpulat_device_exit(ret);
+	ret = c->open(c->open_ctx, &sv->src, major, minor);
+	if (ret) {
+		*open_failed = true;
+		return ret;
+	}
 	sv->p.source = gl_source_kind(sv->src) == GL_SOURCE_BPF ? "bpf" :
 		       "kmod";
 	if (sv->flight_on) {
 		gl_source_describe(sv->src, sv->fl.source,
 				   sizeof(sv->fl.source));
 		snprintf(sv->fl.kernel, sizeof(sv->fl.kernel), "%s",
-			 sv->p.kernel);
+			 sv->p.kernel ? sv->p.kernel : "");
 		sv->fl.major = *major;
 		sv->fl.minor = *minor;
 	}
-	return GPULAT_EXIT_OK;
+	return 0;
 }
 
 static void serve_announce(const struct serve *sv)
 {
-	const struct gpulat_opts *o = sv->o;
+	const struct serve_conf *c = sv->c;
+	const struct flight_opts *f = &c->flight;
 	char desc[160];
 
 	fprintf(stderr, "gpulat serve: %s", gl_source_describe(sv->src, desc,
@@ -339,17 +334,16 @@ static void serve_announce(const struct serve *sv)
 	if (sv->http)
 		fprintf(stderr, "; http://%s/metrics",
 			serve_http_where(sv->http, desc, sizeof(desc)));
-	if (o->textfile)
-		fprintf(stderr, "; %s/%s every %.0f s", o->textfile,
+	if (c->textfile)
+		fprintf(stderr, "; %s/%s every %.0f s", c->textfile,
 			SERVE_TEXTFILE_NAME, SERVE_TEXTFILE_S);
 	if (sv->flight_on)
 		fprintf(stderr, "; flight recorder in %s (%.0f s before, %.0f s after, one per %.0f s, %lu kept, %llu MiB at most)",
-			o->flight, o->flight_before_s, o->flight_after_s,
-			o->flight_gap_s, o->flight_keep,
-			o->flight_max_bytes >> 20);
+			f->dir, f->before_s, f->after_s, f->gap_s, f->keep,
+			(unsigned long long)(f->dir_bytes >> 20));
 	if (sv->verdict_on)
 		fprintf(stderr, "; a verdict over the last %.0f s at every snapshot",
-			o->verdict_s);
+			c->verdict_s);
 	fprintf(stderr, "\n");
 }
 
@@ -367,25 +361,26 @@ void serve_malloc_setup(void)
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
-int serve_loop(const struct gpulat_opts *o)
+int serve_loop(const struct serve_conf *c, bool *open_failed)
 {
 	uint64_t old[GPULAT_FAM_MAX] = { 0 }, now, next;
 	struct watch tw = { 0 };	/* thresholds and losses only */
-	struct serve sv = { .o = o, .tw = &tw };
+	struct serve sv = { .c = c, .tw = &tw };
 	struct sigaction sa;
 	uint32_t major, minor;
 	struct pollfd p;
 	int ret, ms;
 	bool thresholds = false;
 
+	*open_failed = false;
 	serve_malloc_setup();
-	ret = serve_start(&sv, &major, &minor);
+	ret = serve_start(&sv, &major, &minor, open_failed);
 	if (ret)
 		goto out;
 	if (minor >= 2) {
-		if (watch_begin_thresholds(sv.src, &tw, o->thresholds,
-					   o->thresholds_set, old, stderr)) {
-			ret = GPULAT_EXIT_ERROR;
+		ret = watch_begin_thresholds(sv.src, &tw, c->thresholds,
+					     c->thresholds_set, old, stderr);
+		if (ret) {
 			goto out;
 		}
 		thresholds = true;
@@ -432,7 +427,7 @@ int serve_loop(const struct gpulat_opts *o)
 		if (((poll(&p, 1, ms) > 0 && p.revents) ||
 		     gl_source_trace_pending(sv.src)) &&
 		    watch_read_trace(sv.src, &tw, serve_on_rec, &sv, stderr)) {
-			ret = GPULAT_EXIT_ERROR;
+			ret = -EIO;
 			break;
 		}
 	}
@@ -441,7 +436,7 @@ int serve_loop(const struct gpulat_opts *o)
 		flight_flush(&sv.fl);
 out:
 	if (thresholds)
-		watch_end_thresholds(sv.src, &tw, o->thresholds_set, old);
+		watch_end_thresholds(sv.src, &tw, c->thresholds_set, old);
 	serve_http_stop(sv.http);
 	serve_tf_stop(&sv.tf);
 	if (sv.flight_on)

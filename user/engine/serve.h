@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "flight.h"
-#include "gpulat.h"
+#include "gpulat_user.h"
 #include "prom.h"
 
 /* The port Prometheus' list of exporters gives gpulat, and its default. */
@@ -102,6 +102,32 @@ void serve_tf_stop(struct serve_tf *t);
 /* serve_malloc_setup - snapshots' memory kept for reuse (serve.c says why) */
 void serve_malloc_setup(void);
 /* serve_loop - the daemon, until SIGINT or SIGTERM; an enum gpulat_exit */
-int serve_loop(const struct gpulat_opts *o);
+/*
+ * What the command asks of the daemon: gpulat serve's options, made into
+ * the engine's terms, and how to open the source it names.
+ */
+struct serve_conf {
+	const char *listen;		/* HTTP address; NULL: none */
+	const char *textfile;		/* the textfile's folder; NULL: none */
+	unsigned int buckets;		/* per power of two; 0: the default */
+	unsigned int max_keys;		/* keys per family; 0: the default */
+	bool per_cpu, all_buckets;
+	struct flight_opts flight;	/* .dir NULL: no flight recorder */
+	double verdict_s;		/* rolling verdict's window; 0: none */
+	uint64_t thresholds[GPULAT_FAM_MAX];	/* ns, by family, 0: off */
+	uint64_t thresholds_set;	/* bit per family given */
+	const char *version;		/* the tool's, for the exposition */
+	const char *kernel;		/* uname -r, or NULL */
+	/* open the source; 0 or -errno, after the reason on stderr */
+	int (*open)(void *ctx, struct gl_source **src, uint32_t *major,
+		    uint32_t *minor);
+	void *open_ctx;
+};
+
+/*
+ * serve_loop - run until SIGINT or SIGTERM; 0, or -errno after a message
+ * on stderr.  *@open_failed says whether the error was the source's.
+ */
+int serve_loop(const struct serve_conf *c, bool *open_failed);
 
 #endif /* _GPULAT_USER_SERVE_H */

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gpulat_user.h"
 
@@ -39,6 +40,12 @@ bool view_wants_family(const struct view *v, uint32_t family);
 bool view_wants_series(const struct view *v, const struct gpulat_series *sr);
 const char *view_family_name(uint32_t family, char *buf, size_t len);
 const char *view_kernel(const struct view *v, const struct gl_snapshot *s);
+
+/* engine/hist_text.c, hist_json.c: the hist view of @s, as @v asks */
+void hist_print_text(FILE *f, const struct gl_snapshot *s,
+		     const struct view *v);
+void hist_print_json(FILE *f, const struct gl_snapshot *s,
+		     const struct view *v);
 
 /* engine/hist_walk.c: a series' key as text; gl_key_text() */
 const char *hist_key_text(char *buf, size_t len,
