@@ -3,14 +3,11 @@
  * gpulat hist: latency histograms as text or JSON, totals since load or
  * reset, or the difference over each interval (the hist view prints).
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "gpulat.h"
+#include "interval.h"
 
 static volatile sig_atomic_t hist_stop;
 
@@ -32,70 +29,43 @@ static void hist_on_signal(int sig)
 	hist_stop = 1;
 }
 
-/* hist_sleep_until - sleep to @deadline; false if interrupted to stop */
-static bool hist_sleep_until(const struct timespec *deadline)
+static bool hist_stopped(void)
 {
-	int ret;
+	return hist_stop;
+}
 
-	do {
-		ret = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
-				      deadline, NULL);
-		if (hist_stop)
-			return false;
-	} while (ret == EINTR);
-	return true;
+struct hist_each {
+	const struct gpulat_opts *o;
+	struct view *v;
+};
+
+static void hist_interval(const struct gl_snapshot *d, double seconds,
+			  void *arg)
+{
+	const struct hist_each *e = arg;
+
+	(void)seconds;
+	hist_print(e->o, d, e->v);
 }
 
 /* hist_loop - print the difference over each interval */
 static int hist_loop(const struct gpulat_opts *o, struct gl_source *src,
 		     struct view *v)
 {
-	struct gl_snapshot *prev = NULL, *cur = NULL, *d = NULL;
 	struct sigaction sa = { .sa_handler = hist_on_signal };
-	struct timespec deadline;
-	uint64_t step = o->interval_s * 1e9;
-	unsigned long n;
-	char msg[256];
-	int ret;
+	struct hist_each e = { .o = o, .v = v };
+	struct interval_loop l = {
+		.interval_s = o->interval_s, .count = o->count,
+		.stopped = hist_stopped, .on = hist_interval, .arg = &e,
+	};
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (!step)
-		step = 1;
 	v->is_interval = true;
 	v->interval_s = o->interval_s;
-	ret = gl_source_snapshot(src, &prev, msg, sizeof(msg));
-	if (ret)
-		goto fail;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	for (n = 0; !o->count || n < o->count; n++) {
-		deadline.tv_sec += (deadline.tv_nsec + step) / 1000000000ULL;
-		deadline.tv_nsec = (deadline.tv_nsec + step) % 1000000000ULL;
-		if (!hist_sleep_until(&deadline))
-			break;
-		ret = gl_source_snapshot(src, &cur, msg, sizeof(msg));
-		if (ret)
-			goto fail;
-		ret = gl_snapshot_diff(prev, cur, &d);
-		if (ret) {
-			snprintf(msg, sizeof(msg), "%s", strerror(-ret));
-			goto fail;
-		}
-		hist_print(o, d, v);
-		gl_snapshot_free(d);
-		d = NULL;
-		gl_snapshot_free(prev);
-		prev = cur;
-		cur = NULL;
-	}
-	gl_snapshot_free(prev);
-	return GPULAT_EXIT_OK;
-fail:
-	fprintf(stderr, "gpulat: %s\n", msg);
-	gl_snapshot_free(prev);
-	gl_snapshot_free(cur);
-	return GPULAT_EXIT_ERROR;
+	return interval_run(src, &l, stderr) ? GPULAT_EXIT_ERROR :
+					       GPULAT_EXIT_OK;
 }
 
 /* hist_run - gpulat hist */

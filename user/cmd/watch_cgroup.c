@@ -5,30 +5,13 @@
  * source's, shared: ours is added to it and taken out again on exit,
  * Ctrl-C, SIGTERM, SIGHUP and a closed pipe included.
  */
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
-#include <time.h>
 
 #include "cgview.h"
 #include "cgwatch.h"
 #include "gpulat.h"
+#include "interval.h"
 #include "watch.h"
-
-/* sleep to @deadline; false if a signal asks to stop */
-static bool cg_sleep_until(const struct timespec *deadline)
-{
-	int ret;
-
-	do {
-		/* a signal outside the sleep is seen before it, not after */
-		if (watch_stopped())
-			return false;
-		ret = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
-				      deadline, NULL);
-	} while (ret == EINTR);
-	return !watch_stopped();
-}
 
 static void cg_print(const struct gpulat_opts *o, const struct gl_snapshot *s,
 		     const struct cgview_target *t, size_t n, double interval_s)
@@ -42,6 +25,20 @@ static void cg_print(const struct gpulat_opts *o, const struct gl_snapshot *s,
 		watch_request_stop();
 }
 
+struct cg_each {
+	const struct gpulat_opts *o;
+	const struct cgview_target *t;
+	size_t n;
+};
+
+static void cg_interval(const struct gl_snapshot *d, double seconds,
+			void *arg)
+{
+	const struct cg_each *e = arg;
+
+	cg_print(e->o, d, e->t, e->n, seconds);
+}
+
 /*
  * the intervals: @interval_s each, for @duration_s (0: until a signal)
  * or @count intervals (0: no bound)
@@ -50,52 +47,15 @@ static int cg_loop(const struct gpulat_opts *o, struct gl_source *src,
 		   const struct cgview_target *t, size_t n, double interval_s,
 		   double duration_s, unsigned long count)
 {
-	struct gl_snapshot *prev = NULL, *cur = NULL, *d = NULL;
-	uint64_t step = interval_s * 1e9, left = duration_s * 1e9;
-	struct timespec deadline;
-	unsigned long i;
-	char msg[256];
-	int ret;
+	struct cg_each e = { .o = o, .t = t, .n = n };
+	struct interval_loop l = {
+		.interval_s = interval_s, .duration_s = duration_s,
+		.count = count, .stopped = watch_stopped, .on = cg_interval,
+		.arg = &e,
+	};
 
-	ret = gl_source_snapshot(src, &prev, msg, sizeof(msg));
-	if (ret)
-		goto fail;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	for (i = 0; !count || i < count; i++) {
-		uint64_t s = step;
-
-		if (duration_s > 0) {
-			if (!left)
-				break;
-			s = left < step ? left : step;
-			left -= s;
-		}
-		deadline.tv_sec += (deadline.tv_nsec + s) / 1000000000ULL;
-		deadline.tv_nsec = (deadline.tv_nsec + s) % 1000000000ULL;
-		if (!cg_sleep_until(&deadline))
-			break;
-		ret = gl_source_snapshot(src, &cur, msg, sizeof(msg));
-		if (ret)
-			goto fail;
-		ret = gl_snapshot_diff(prev, cur, &d);
-		if (ret) {
-			snprintf(msg, sizeof(msg), "%s", strerror(-ret));
-			goto fail;
-		}
-		cg_print(o, d, t, n, s / 1e9);
-		gl_snapshot_free(d);
-		d = NULL;
-		gl_snapshot_free(prev);
-		prev = cur;
-		cur = NULL;
-	}
-	gl_snapshot_free(prev);
-	return GPULAT_EXIT_OK;
-fail:
-	fprintf(stderr, "gpulat: %s\n", msg);
-	gl_snapshot_free(prev);
-	gl_snapshot_free(cur);
-	return GPULAT_EXIT_ERROR;
+	return interval_run(src, &l, stderr) ? GPULAT_EXIT_ERROR :
+					       GPULAT_EXIT_OK;
 }
 
 /*
