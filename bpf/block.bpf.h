@@ -26,6 +26,7 @@
 
 #include "cgroup.bpf.h"
 #include "flight.bpf.h"
+#include "gpulat_ops.h"
 #include "tp.bpf.h"
 #include "trace.bpf.h"
 
@@ -113,18 +114,12 @@ static __always_inline __u32 gl_block_op(struct request *rq, bool btf)
 {
 	__u32 flags = btf ? rq->cmd_flags : BPF_CORE_READ(rq, cmd_flags);
 
-	switch (flags & GL_REQ_OP_MASK) {
-	case REQ_OP_READ:
-		return GPULAT_BLOCK_READ;
-	case REQ_OP_WRITE:
-		return GPULAT_BLOCK_WRITE;
-	case REQ_OP_FLUSH:
-		return GPULAT_BLOCK_FLUSH;
-	case REQ_OP_DISCARD:
-		return GPULAT_BLOCK_DISCARD;
-	default:
-		return GPULAT_BLOCK_OTHER;
-	}
+	/* vmlinux.h's operations, as gpulat_ops.h numbers them */
+	GL_BUILD_ASSERT(REQ_OP_READ == GPULAT_REQ_OP_READ);
+	GL_BUILD_ASSERT(REQ_OP_WRITE == GPULAT_REQ_OP_WRITE);
+	GL_BUILD_ASSERT(REQ_OP_FLUSH == GPULAT_REQ_OP_FLUSH);
+	GL_BUILD_ASSERT(REQ_OP_DISCARD == GPULAT_REQ_OP_DISCARD);
+	return gpulat_block_op(flags & GL_REQ_OP_MASK);
 }
 
 /* gl_block_name - name a key after its disk, zero padded (strscpy_pad) */

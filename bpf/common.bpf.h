@@ -31,6 +31,9 @@
 #define GL_EEXIST	17
 #define GL_U64_MAX	(~0ULL)
 
+/* the build fails unless @cond holds (static_assert where C has none) */
+#define GL_BUILD_ASSERT(cond)	((void)sizeof(char[(cond) ? 1 : -1]))
+
 static __always_inline void gl_barrier(void)
 {
 	asm volatile("" ::: "memory");

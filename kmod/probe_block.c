@@ -45,6 +45,7 @@
 #include "fault.h"
 #include "gpulat.h"
 #include "gpulat_drops.h"
+#include "gpulat_ops.h"
 #include "keyed.h"
 #include "probe_cgroup.h"
 #include "sized.h"
@@ -129,21 +130,16 @@ static __always_inline void block_count(unsigned int idx)
 	this_cpu_inc(block_pc->counters[idx]);
 }
 
+/* the kernel's operations, as gpulat_ops.h numbers them */
+static_assert(REQ_OP_READ == GPULAT_REQ_OP_READ);
+static_assert(REQ_OP_WRITE == GPULAT_REQ_OP_WRITE);
+static_assert(REQ_OP_FLUSH == GPULAT_REQ_OP_FLUSH);
+static_assert(REQ_OP_DISCARD == GPULAT_REQ_OP_DISCARD);
+
 /* block_op - the operation a request's samples are filed under */
 static __always_inline unsigned int block_op(const struct request *rq)
 {
-	switch (req_op(rq)) {
-	case REQ_OP_READ:
-		return GPULAT_BLOCK_READ;
-	case REQ_OP_WRITE:
-		return GPULAT_BLOCK_WRITE;
-	case REQ_OP_FLUSH:
-		return GPULAT_BLOCK_FLUSH;
-	case REQ_OP_DISCARD:
-		return GPULAT_BLOCK_DISCARD;
-	default:
-		return GPULAT_BLOCK_OTHER;
-	}
+	return gpulat_block_op(req_op(rq));
 }
 
 /* block_key_fill - name a key after its disk (padded: see block_key()) */
