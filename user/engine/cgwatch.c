@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array_size.h"
 #include "cgroup.h"
 #include "cgwatch.h"
-#include "array_size.h"
 
 /* cgwatch_reason - see cgwatch.h */
 const char *cgwatch_reason(char *buf, size_t len, int ret)

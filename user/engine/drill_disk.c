@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "drill.h"
 #include "array_size.h"
+#include "drill.h"
 
 #define NULLB_CONFIGFS	"/sys/kernel/config/nullb"
 #define NULLB_COMPLETION_NS	50000000UL

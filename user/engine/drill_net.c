@@ -20,8 +20,8 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "drill.h"
 #include "array_size.h"
+#include "drill.h"
 
 #define NET_DELAY_MS	20
 

@@ -33,8 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "drill.h"
 #include "array_size.h"
+#include "drill.h"
 #include "procname.h"
 
 #define NULLB_CONFIGFS	"/sys/kernel/config/nullb"
@@ -321,6 +321,31 @@ static bool dj_child_alive(long pid, unsigned long long start)
 	       !strncmp(comm, "gldrill-", 8);
 }
 
+/*
+ * dj_child_gone - wait, up to a second, for killed @pid to have exited (a
+ * zombie its new parent reaps, or gone): a process sent SIGKILL runs on
+ * through its exit a while; 0, or -EBUSY while it still runs
+ */
+static int dj_child_gone(long pid, unsigned long long start)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	char path[64], stat[512], *p;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	for (i = 0; i < 100; i++) {
+		if (!dj_child_alive(pid, start) ||
+		    drill_read(path, stat, sizeof(stat)))
+			return 0;
+		/* the state follows the comm's closing parenthesis */
+		p = strrchr(stat, ')');
+		if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+			return 0;
+		nanosleep(&tick, NULL);
+	}
+	return -EBUSY;
+}
+
 /* dj_nullb_used - whether null_blk has devices (another drill's, a user's) */
 static bool dj_nullb_used(void)
 {
@@ -432,6 +457,8 @@ static void dj_piece(int pid, char *line, bool rm, struct drill_left *l)
 		l->present = dj_child_alive(x, y);
 		if (rm && l->present && kill(x, SIGKILL) && errno != ESRCH)
 			l->ret = -errno;
+		else if (rm && l->present)
+			l->ret = dj_child_gone(x, y);
 	} else if (!strcmp(e, "threshold") && n == 5) {
 		x = strtoull(b, NULL, 10);
 		y = strtoull(c, NULL, 10);
