@@ -6,8 +6,8 @@
 #include "serve.h"
 
 /* serve_open - the source the options name, for the engine */
-static int serve_open(void *ctx, struct gl_source **src, uint32_t *major,
-		      uint32_t *minor)
+static int serve_open(const void *ctx, struct gl_source **src,
+		      uint32_t *major, uint32_t *minor)
 {
 	return gpulat_source_open(ctx, src, major, minor, stderr);
 }
@@ -23,7 +23,7 @@ static int serve_run(const struct gpulat_opts *o)
 		.thresholds_set = o->thresholds_set,
 		.version = gpulat_version(),
 		.kernel = gpulat_kernel_release(kernel, sizeof(kernel)),
-		.open = serve_open, .open_ctx = (void *)o,
+		.open = serve_open, .open_ctx = o,
 	};
 	struct flight_opts *f = &c.flight;
 	bool open_failed;

@@ -101,7 +101,6 @@ void serve_tf_stop(struct serve_tf *t);
 
 /* serve_malloc_setup - snapshots' memory kept for reuse (serve.c says why) */
 void serve_malloc_setup(void);
-/* serve_loop - the daemon, until SIGINT or SIGTERM; an enum gpulat_exit */
 /*
  * What the command asks of the daemon: gpulat serve's options, made into
  * the engine's terms, and how to open the source it names.
@@ -119,9 +118,9 @@ struct serve_conf {
 	const char *version;		/* the tool's, for the exposition */
 	const char *kernel;		/* uname -r, or NULL */
 	/* open the source; 0 or -errno, after the reason on stderr */
-	int (*open)(void *ctx, struct gl_source **src, uint32_t *major,
+	int (*open)(const void *ctx, struct gl_source **src, uint32_t *major,
 		    uint32_t *minor);
-	void *open_ctx;
+	const void *open_ctx;
 };
 
 /*
