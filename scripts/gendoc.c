@@ -301,6 +301,22 @@ static bool same_what(const struct row *a, const struct row *b)
 	return !strcmp(a->s->what, b->s->what);
 }
 
+/*
+ * first_like - whether row @r of its family is the first that @pick
+ * groups with it (the row a group of rows is printed at)
+ */
+static bool first_like(unsigned int r,
+		       bool (*pick)(const struct row *, const struct row *))
+{
+	unsigned int j;
+
+	for (j = 0; j < r; j++)
+		if (rows[j].family == rows[r].family &&
+		    pick(&rows[j], &rows[r]))
+			return false;
+	return true;
+}
+
 static void families(struct table *t, bool md)
 {
 	static const char *const cols[] = { "family", "series", "per" };
@@ -319,15 +335,9 @@ static void families(struct table *t, bool md)
 			/* each name with its events, once per what */
 			for (r = 0; r < nr_rows; r++) {
 				char names[CELL], cell[CELL];
-				unsigned int j;
 
-				if (rows[r].family != fam)
-					continue;
-				for (j = 0; j < r; j++)
-					if (rows[j].family == fam &&
-					    same_what(&rows[j], &rows[r]))
-						break;
-				if (j < r)
+				if (rows[r].family != fam ||
+				    !first_like(r, same_what))
 					continue;
 				family_names(names, fam, &rows[r], same_what,
 					     "`");
@@ -358,7 +368,7 @@ static void roff_put(const char *s)
 static void families_man(void)
 {
 	char names[CELL], per[CELL];
-	unsigned int r, j, n;
+	unsigned int r, n;
 	size_t i;
 
 	for (i = 0; i < gl_family_count(); i++) {
@@ -366,13 +376,7 @@ static void families_man(void)
 
 		printf(".TP\n.B %s\n", gl_family_name(fam));
 		for (n = 0, r = 0; r < nr_rows; r++) {
-			if (rows[r].family != fam)
-				continue;
-			for (j = 0; j < r; j++)
-				if (rows[j].family == fam &&
-				    same_what(&rows[j], &rows[r]))
-					break;
-			if (j < r)
+			if (rows[r].family != fam || !first_like(r, same_what))
 				continue;
 			family_names(names, fam, &rows[r], same_what, "");
 			printf("%s.B ", n++ ? ",\n" : "");
@@ -438,7 +442,7 @@ static void rules(struct table *t)
 	static const char *const cols[] = {
 		"expected p99", "weight", "layer", "series",
 	};
-	unsigned int r, j;
+	unsigned int r;
 
 	header(t, cols, 4);
 	for (r = 0; r < nr_rows; r++) {
@@ -446,13 +450,7 @@ static void rules(struct table *t)
 		char *names = t->cell[t->nr_rows][3];
 		char cell[CELL];
 
-		if (!s->judged)
-			continue;
-		for (j = 0; j < r; j++)
-			if (rows[j].family == rows[r].family &&
-			    same_judged(&rows[j], &rows[r]))
-				break;
-		if (j < r)
+		if (!s->judged || !first_like(r, same_judged))
 			continue;
 		p99_text(cell, s->expect_p99_ns);
 		put(t, 0, "%s", cell);
