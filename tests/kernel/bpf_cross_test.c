@@ -73,6 +73,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "both.h"
 #include "cross_cases.h"
 #include "gpulat_hist.h"
 #include "gpulat_user.h"
@@ -204,39 +205,14 @@ FIXTURE_TEARDOWN(cross)
 }
 
 /*
- * bpf_missing - why the BPF source does not serve @fam here ("" when it
- * does: some of its probes attached, none failed)
+ * bpf_missing - why the BPF source does not serve @fam ("" when it
+ * does: some of its probes attached, none failed; both.h)
  */
 static const char *bpf_missing(struct gl_source *bpf, uint32_t fam,
 			       char *why, size_t len)
 {
-	struct gl_snapshot *s = NULL;
-	unsigned int nr = 0, attached = 0;
-	char err[256];
-	size_t i;
-
-	why[0] = '\0';
-	if (gl_source_snapshot(bpf, &s, err, sizeof(err))) {
-		snprintf(why, len, "BPF snapshot: %s", err);
-		return why;
-	}
-	for (i = 0; i < gl_snapshot_nr_probes(s); i++) {
-		const struct gpulat_probe *p = gl_snapshot_probe(s, i);
-
-		if (p->family != fam)
-			continue;
-		nr++;
-		attached += p->state == GPULAT_PROBE_ATTACHED;
-	}
-	gl_snapshot_free(s);
-	if (!nr)
-		snprintf(why, len,
-			 "family %s is not in the BPF source's table yet",
-			 gl_family_name(fam));
-	else if (!attached)
-		snprintf(why, len,
-			 "family %s: no BPF probe attached on this kernel (bpf_load_test says why)",
-			 gl_family_name(fam));
+	if (both_serves(bpf, fam, why, len))
+		why[0] = '\0';
 	return why;
 }
 
