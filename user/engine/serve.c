@@ -9,13 +9,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "interval.h"
 #include "serve.h"
 #include "trace.h"
 #include "units.h"
@@ -361,15 +361,71 @@ void serve_malloc_setup(void)
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
+/* serve_on_interval - a tick: one snapshot for every output */
+static int serve_on_interval(double seconds, void *arg)
+{
+	(void)seconds;
+	serve_tick(arg);
+	return 0;
+}
+
+/* serve_on_turn - a SIGUSR1's bundle, the flight recorder's clock */
+static void serve_on_turn(void *arg)
+{
+	struct serve *sv = arg;
+
+	if (serve_usr1) {
+		serve_usr1 = 0;
+		if (sv->flight_on)
+			serve_trigger(sv, PROM_CAUSE_SIGNAL, "SIGUSR1");
+	}
+	if (sv->flight_on) {
+		flight_reap(&sv->fl, false);
+		flight_tick(&sv->fl, serve_mono_ns());
+	}
+}
+
+static int serve_poll_fd(void *arg)
+{
+	struct serve *sv = arg;
+
+	return sv->tw->trace_ok ? gl_source_poll_fd(sv->src) : -1;
+}
+
+static bool serve_pending(void *arg)
+{
+	return gl_source_trace_pending(((struct serve *)arg)->src);
+}
+
+static int serve_on_ready(void *arg)
+{
+	struct serve *sv = arg;
+
+	return watch_read_trace(sv->src, sv->tw, serve_on_rec, sv, stderr) ?
+	       -EIO : 0;
+}
+
 int serve_loop(const struct serve_conf *c, bool *open_failed)
 {
-	uint64_t old[GPULAT_FAM_MAX] = { 0 }, now, next;
+	uint64_t old[GPULAT_FAM_MAX] = { 0 };
 	struct watch tw = { 0 };	/* thresholds and losses only */
 	struct serve sv = { .c = c, .tw = &tw };
+	struct interval_clock clock = {
+		.interval_s = SERVE_TICK_S,
+		.first_at_once = true,
+		.no_burst = true,
+		.tick_ms = SERVE_POLL_MS,
+		.stopped = watch_stopped,
+		.on_interval = serve_on_interval,
+		.poll_fd = serve_poll_fd,
+		.pending = serve_pending,
+		.on_ready = serve_on_ready,
+		.on_tick = serve_on_turn,
+		.arg = &sv,
+	};
 	struct sigaction sa;
 	uint32_t major, minor;
-	struct pollfd p;
-	int ret, ms;
+	int ret;
 	bool thresholds = false;
 
 	*open_failed = false;
@@ -399,38 +455,7 @@ int serve_loop(const struct serve_conf *c, bool *open_failed)
 	/* the first poll makes this process a reader of the trace */
 	if (tw.trace_ok)
 		watch_read_trace(sv.src, &tw, serve_on_rec, &sv, stderr);
-	next = serve_mono_ns();
-	while (!watch_stopped()) {
-		now = serve_mono_ns();
-		if (now >= next) {
-			serve_tick(&sv);
-			next += (uint64_t)(SERVE_TICK_S * 1e9);
-			if (next <= now)	/* a stall: no burst to catch up */
-				next = now + (uint64_t)(SERVE_TICK_S * 1e9);
-		}
-		if (serve_usr1) {
-			serve_usr1 = 0;
-			if (sv.flight_on)
-				serve_trigger(&sv, PROM_CAUSE_SIGNAL, "SIGUSR1");
-		}
-		if (sv.flight_on) {
-			flight_reap(&sv.fl, false);
-			flight_tick(&sv.fl, serve_mono_ns());
-		}
-		now = serve_mono_ns();
-		ms = next > now ? (int)((next - now) / 1000000) + 1 : 0;
-		if (ms > SERVE_POLL_MS)
-			ms = SERVE_POLL_MS;
-		p.fd = gl_source_poll_fd(sv.src);
-		p.events = tw.trace_ok ? POLLIN : 0;
-		p.revents = 0;
-		if (((poll(&p, 1, ms) > 0 && p.revents) ||
-		     gl_source_trace_pending(sv.src)) &&
-		    watch_read_trace(sv.src, &tw, serve_on_rec, &sv, stderr)) {
-			ret = -EIO;
-			break;
-		}
-	}
+	ret = interval_clock_run(&clock);
 	/* a bundle under way is written with what there is */
 	if (sv.flight_on)
 		flight_flush(&sv.fl);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "interval.h"
 #include "watch.h"
 
 /* Longest sleep in poll(): how late a Ctrl-C or a deadline may be seen. */
@@ -237,6 +238,60 @@ static void watch_restore(struct gl_source *src, const struct watch *w, uint64_t
 			gl_source_threshold(src, f, true, &old[f]);
 }
 
+/* what watch_run()'s turns of the interval loop need */
+struct watch_loop {
+	struct gl_source *src;
+	struct watch *w;
+	bool keep;
+	void (*on_rec)(const struct gl_trace_rec *rec, void *arg);
+	void *arg;
+	FILE *err;
+};
+
+static int watch_on_interval(double seconds, void *arg)
+{
+	struct watch_loop *x = arg;
+	struct gl_snapshot *s;
+	int ret;
+
+	(void)seconds;
+	ret = watch_snapshot(x->src, &s, x->err);
+	if (ret)
+		return ret;
+	ret = watch_keep_interval(x->w, s);
+	if (ret) {
+		gl_snapshot_free(s);
+		fprintf(x->err, "gpulat: out of memory\n");
+	}
+	return ret;
+}
+
+static int watch_poll_fd(void *arg)
+{
+	struct watch_loop *x = arg;
+
+	return x->w->trace_ok ? gl_source_poll_fd(x->src) : -1;
+}
+
+static bool watch_pending(void *arg)
+{
+	return gl_source_trace_pending(((struct watch_loop *)arg)->src);
+}
+
+static int watch_on_ready(void *arg)
+{
+	struct watch_loop *x = arg;
+
+	return watch_drain(x->src, x->w, x->keep, x->on_rec, x->arg, x->err);
+}
+
+static void watch_on_tick(void *arg)
+{
+	(void)arg;
+	if (watch_tick_fn)
+		watch_tick_fn(watch_tick_arg);
+}
+
 int watch_run(struct gl_source *src, double duration_s, double interval_s,
 	      bool keep_intervals, const uint64_t *thresholds,
 	      uint64_t thresholds_set, struct watch *w,
@@ -244,12 +299,25 @@ int watch_run(struct gl_source *src, double duration_s, double interval_s,
 	      void *arg, FILE *err)
 {
 	uint64_t old[GPULAT_FAM_MAX] = { 0 };
-	bool keep = duration_s > 0 && !on_rec;
+	struct watch_loop x = {
+		.src = src, .w = w, .keep = duration_s > 0 && !on_rec,
+		.on_rec = on_rec, .arg = arg, .err = err,
+	};
+	struct interval_clock c = {
+		.interval_s = keep_intervals && interval_s > 0 ? interval_s : 0,
+		.duration_s = duration_s > 0 ? duration_s : 0,
+		.tick_ms = WATCH_TICK_MS,
+		.stopped = watch_stopped,
+		.on_interval = watch_on_interval,
+		.poll_fd = watch_poll_fd,
+		.pending = watch_pending,
+		.on_ready = watch_on_ready,
+		.on_tick = watch_on_tick,
+		.arg = &x,
+	};
+	double t0;
 	uint32_t f;
-	double t0, now, end, next;
-	struct gl_snapshot *s;
-	struct pollfd p;
-	int ret, ms;
+	int ret;
 
 	memset(w, 0, sizeof(*w));
 	for (f = 1; f < GPULAT_FAM_MAX; f++)
@@ -261,57 +329,23 @@ int watch_run(struct gl_source *src, double duration_s, double interval_s,
 	if (ret)
 		goto out;
 	t0 = watch_now();
-	end = duration_s > 0 ? t0 + duration_s : 0;
-	next = keep_intervals && interval_s > 0 ? t0 + interval_s : 0;
 	/* the first poll makes this file a reader: records from now on */
 	if (w->trace_ok) {
-		ret = watch_drain(src, w, keep, on_rec, arg, err);
+		ret = watch_drain(src, w, x.keep, on_rec, arg, err);
 		if (ret)
 			goto out;	/* no reader: said why */
 	}
-	while (!watch_stop) {
-		now = watch_now();
-		if (end && now >= end)
-			break;
-		if (next && now >= next) {
-			ret = watch_snapshot(src, &s, err);
-			if (ret)
-				goto out;
-			ret = watch_keep_interval(w, s);
-			if (ret) {
-				gl_snapshot_free(s);
-				fprintf(err, "gpulat: out of memory\n");
-				goto out;
-			}
-			next += interval_s;
-			continue;
-		}
-		ms = WATCH_TICK_MS;
-		if (end && (end - now) * 1000 < ms)
-			ms = (end - now) * 1000 + 1;
-		if (next && (next - now) * 1000 < ms)
-			ms = (next - now) * 1000 + 1;
-		p.fd = gl_source_poll_fd(src);
-		p.events = w->trace_ok ? POLLIN : 0;
-		p.revents = 0;
-		if ((poll(&p, 1, ms) > 0 && p.revents) ||
-		    gl_source_trace_pending(src)) {
-			ret = watch_drain(src, w, keep, on_rec, arg, err);
-			if (ret)
-				goto out;
-		}
-		if (watch_tick_fn)
-			watch_tick_fn(watch_tick_arg);
-	}
+	ret = interval_clock_run(&c);
+	if (ret)
+		goto out;
 	w->interrupted = watch_stop;
 	ret = watch_snapshot(src, &w->end, err);
 	if (ret)
 		goto out;
 	w->duration_s = watch_now() - t0;
 	if (w->trace_ok)
-		watch_drain(src, w, keep, on_rec, arg, err);
-	if (watch_tick_fn)
-		watch_tick_fn(watch_tick_arg);
+		watch_drain(src, w, x.keep, on_rec, arg, err);
+	watch_on_tick(NULL);
 	ret = gl_snapshot_diff(w->start, w->end, &w->window);
 	if (ret)
 		fprintf(err, "gpulat: cannot compare the snapshots\n");
