@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/diagnose.h"
+#include "engine/diagnose/diagnose.h"
 #include "lib/family.h"
 
 #define MAX_ROWS	64

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "drill.h"
-#include "gpulat.h"
-#include "gpusample.h"
-#include "units.h"
+#include "cmd/cmd.h"
+#include "engine/drill/drill.h"
+#include "engine/gpusample/gpusample.h"
+#include "lib/units.h"
 
 /* cli_error - report a usage error; returns GPULAT_EXIT_ERROR */
 static int __attribute__((format(printf, 3, 4)))

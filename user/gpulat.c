@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* gpulat - latency histograms of the gpulat kernel module: dispatch only. */
-#include "gpulat.h"
+#include "cmd/cmd.h"
 
 int main(int argc, char **argv)
 {

@@ -32,10 +32,10 @@ USER_AR ?= ar
 USER_PYTHON ?= python3
 USER_OPT ?= -O2 -g
 USER_WARN := -Wall -Wextra -Werror
-# user/ folders before kmod/: kmod/gpulat.h and kmod/trace.h share names
-# with user/gpulat.h and user/engine/trace.h.
-USER_INC := -I user -I user/lib -I user/engine -I user/cmd -I kmod \
-	    -I bpf -I $(BPF_OUT)
+# user/'s headers are named from user/ ("lib/json.h", "engine/view/view.h",
+# "cmd/cmd.h"); kmod/'s and bpf/'s shared ones by their own names, which
+# are unique (scripts/check-layers).
+USER_INC := -I user -I kmod -I bpf -I $(BPF_OUT)
 # libbpf (the BPF source) and what it needs, static too for the guest.
 USER_LDLIBS := -lbpf -lelf -lz -lm
 # gpulat serve's HTTP (libmicrohttpd), dynamic builds only: Debian has no
@@ -46,7 +46,7 @@ USER_CFLAGS := $(USER_OPT) $(USER_WARN) -std=gnu11
 
 USER_LIB_SRCS := $(wildcard user/lib/*.c)
 USER_TOOL_SRCS := $(filter-out user/gpulat.c,\
-		  $(wildcard user/*.c user/engine/*.c user/cmd/*.c))
+		  $(wildcard user/*.c user/engine/*/*.c user/cmd/*.c))
 USER_SRCS := $(USER_LIB_SRCS) $(USER_TOOL_SRCS)
 
 # Normal build.
@@ -132,7 +132,7 @@ $(USER_TOOL_LIB): $(USER_TOOL_OBJS)
 $(USER_BIN): $(USER_OUT)/obj/gpulat.o $(USER_TOOL_LIB) $(USER_LIB)
 	$(USER_CC) $(USER_CFLAGS) -o $@ $^ $(USER_LDLIBS) $(USER_HTTP_LDLIBS)
 
-$(USER_OUT)/obj/engine/serve_http.o $(USER_UNIT_OUT)/obj/engine/serve_http.o: \
+$(USER_OUT)/obj/engine/serve/serve_http.o $(USER_UNIT_OUT)/obj/engine/serve/serve_http.o: \
 	USER_CPPFLAGS += -DGPULAT_HTTP
 
 guest-user: $(USER_GUEST_BIN) $(USER_LIB_STATIC) $(USER_TOOL_LIB_STATIC)
@@ -282,14 +282,14 @@ $(foreach f,bpf_source bpf_load bpf_pin,$(patsubst %,%/lib/$(f).o,$(USER_OUT)/ob
 # runs the first through LD_LIBRARY_PATH by its soname.
 USER_NVML_DOUBLE := $(USER_UNIT_OUT)/nvml/libnvidia-ml.so.1
 USER_NVML_DOUBLE_OLD := $(USER_UNIT_OUT)/nvml-old/libnvidia-ml.so.1
-USER_NVML_DOUBLE_FLAGS := -I user/engine $(USER_CFLAGS) -fPIC -shared \
+USER_NVML_DOUBLE_FLAGS := -I user $(USER_CFLAGS) -fPIC -shared \
 			  -Wl,-soname,libnvidia-ml.so.1
 
 USER_NVML_DOUBLE_SRCS := tests/nvml/fake_nvml.c tests/nvml/fake_script.c
 # tests/bpf/test_serve_safety.sh hangs NVML in a flight bundle's writer
 bpftest: $(USER_NVML_DOUBLE)
 USER_NVML_DOUBLE_DEPS := $(USER_NVML_DOUBLE_SRCS) tests/nvml/fake_script.h \
-			 user/engine/nvml.h
+			 user/engine/nvml/nvml.h
 
 $(USER_NVML_DOUBLE): $(USER_NVML_DOUBLE_DEPS)
 	@mkdir -p $(@D)
@@ -306,7 +306,7 @@ $(USER_UNIT_OUT)/test_fake_nvml $(USER_UNIT_OUT)/test_gpusample \
 $(USER_UNIT_OUT)/test_trace_nvml: | $(USER_NVML_DOUBLE) $(USER_NVML_DOUBLE_OLD)
 
 # The static guest tool cannot load libraries: it states NVML as absent.
-$(USER_GUEST_OBJ)/engine/nvml.o: USER_CFLAGS += -DGPULAT_NO_DLOPEN
+$(USER_GUEST_OBJ)/engine/nvml/nvml.o: USER_CFLAGS += -DGPULAT_NO_DLOPEN
 # Nor NSS modules: the gpulat group is looked up in /etc/group itself.
 $(USER_GUEST_OBJ)/lib/outfile.o: USER_CFLAGS += -DGPULAT_NO_NSS
 

@@ -30,8 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gpulat_user.h"
-#include "libinternal.h"
+#include "lib/gpulat_user.h"
+#include "lib/libinternal.h"
 
 static unsigned long long now_ns(void)
 {

@@ -32,12 +32,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "engine/serve/prom.h"
+#include "engine/serve/serve.h"
+#include "engine/verdict/verdict.h"
 #include "gpulat_hist.h"
-#include "gpulat_user.h"
-#include "libinternal.h"
-#include "prom.h"
-#include "serve.h"
-#include "verdict.h"
+#include "lib/gpulat_user.h"
+#include "lib/libinternal.h"
 
 static unsigned long long cpu_ns(void)
 {

@@ -28,9 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "family.h"
-#include "gpulat_user.h"
-#include "source.h"
+#include "lib/family.h"
+#include "lib/gpulat_user.h"
+#include "lib/source.h"
 
 #define CGROUP2_MAGIC	0x63677270
 #define MAX_CG		64

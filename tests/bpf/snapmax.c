@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gpulat_user.h"
-#include "source.h"
+#include "lib/gpulat_user.h"
+#include "lib/source.h"
 
 static const struct gpulat_series *find(const struct gl_snapshot *s,
 					const struct gpulat_series *a)

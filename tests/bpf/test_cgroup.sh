@@ -67,7 +67,7 @@ fi
 A=$CG2/$TAG-a
 B=$CG2/$TAG-b
 PROBE=$T_TMP/cg_probe
-if ! ${CC:-gcc} -O2 -D_GNU_SOURCE -I user/lib -I kmod -I bpf -I build/bpf \
+if ! ${CC:-gcc} -O2 -D_GNU_SOURCE -I user -I kmod -I bpf -I build/bpf \
 	-o "$PROBE" "$HERE/cg_probe.c" build/user/libgpulat.a \
 	-lbpf -lelf -lz -lm; then
 	not_ok "cg_probe built"

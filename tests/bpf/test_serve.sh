@@ -23,7 +23,7 @@ SCHED_TOL=0.05		# relative, the run queue's count (see there)
 ABUSE_S=12		# seconds of abuse, past the server's 10 s timeout
 RSS_MAX_KB=16384	# the daemon's growth over the abuse
 SCRAPE_MAX_S=1		# one scrape's time under abuse
-HTTP_TIMEOUT_S=10	# SERVE_HTTP_TIMEOUT_S, user/engine/serve.h
+HTTP_TIMEOUT_S=10	# SERVE_HTTP_TIMEOUT_S, user/engine/serve/serve.h
 FLEET=${GPULAT_FLEET_DIR:-scripts/fleet}
 PROBE="$PY $(dirname "$0")/serve_probe.py"
 

@@ -10,7 +10,7 @@
 
 HERE=$(dirname "$0")
 PROBE=$T_TMP/snapmax
-if ! ${CC:-gcc} -O2 -D_GNU_SOURCE -I user/lib -I kmod -I bpf -I build/bpf \
+if ! ${CC:-gcc} -O2 -D_GNU_SOURCE -I user -I kmod -I bpf -I build/bpf \
 	-o "$PROBE" "$HERE/snapmax.c" build/user/libgpulat.a \
 	-lbpf -lelf -lz -lm; then
 	not_ok "snapmax built"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpulat.h"
+#include "cmd/cmd.h"
 
 #define FUZZ_MAX_ARGS	32
 

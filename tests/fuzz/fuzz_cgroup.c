@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup.h"
+#include "lib/cgroup.h"
 
 static void check_name(const struct gl_cg_name *n)
 {

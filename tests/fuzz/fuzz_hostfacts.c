@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hostfacts.h"
+#include "engine/report/hostfacts.h"
 
 static void fuzz_interrupts(const char *s, size_t len)
 {

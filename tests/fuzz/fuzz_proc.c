@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diagnose.h"
+#include "engine/diagnose/diagnose.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpulat.h"
-#include "prom.h"
+#include "cmd/cmd.h"
+#include "engine/serve/prom.h"
 
 static FILE *devnull;
 

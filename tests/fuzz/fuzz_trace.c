@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
+#include "engine/view/view.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -29,7 +29,7 @@
 
 #include "kselftest_harness.h"
 #include "gpulat_hist.h"
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 #include "vmtest.h"
 
 NEEDS_FAMILY(GPULAT_FAM_BLOCK);

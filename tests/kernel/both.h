@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 
 enum { BOTH_KMOD, BOTH_BPF, BOTH_MAX };
 

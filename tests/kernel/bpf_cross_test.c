@@ -76,7 +76,7 @@
 #include "both.h"
 #include "cross_cases.h"
 #include "gpulat_hist.h"
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 #include "shell.h"
 #include "vmtest.h"
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 #include "vmtest.h"
 
 #define DEBUG_LOG	"/tmp/bpf_load_test.log"

@@ -27,8 +27,8 @@
 
 #include "kselftest_harness.h"
 #include "shell.h"
-#include "gpulat_user.h"
-#include "source.h"
+#include "lib/gpulat_user.h"
+#include "lib/source.h"
 #include "vmtest.h"
 
 /* the cgroup family has no probes of its own: the sched ones file it */

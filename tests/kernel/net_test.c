@@ -44,7 +44,7 @@
 
 #include "kselftest_harness.h"
 #include "gpulat_hist.h"
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 #include "shell.h"
 #include "vmtest.h"
 

@@ -36,7 +36,7 @@
 
 #include "kselftest_harness.h"
 #include "both.h"
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 #include "shell.h"
 #include "vmtest.h"
 

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 #include "vmtest.h"
 
 NEEDS_FAMILY(GPULAT_FAM_SCHED);

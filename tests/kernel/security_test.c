@@ -44,7 +44,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 #include "vmtest.h"
 
 #define NOBODY		65534

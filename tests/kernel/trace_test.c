@@ -26,7 +26,7 @@
 
 #include "kselftest_harness.h"
 #include "gpulat_hold.h"
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 #include "shell.h"
 #include "vmtest.h"
 

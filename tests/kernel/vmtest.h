@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 
 /* pin_self - run on @cpu only; a child that cannot exits with 90 */
 static inline void pin_self(int cpu)

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "nvml.h"
+#include "engine/nvml/nvml.h"
 
 #define FAKE_HIDDEN		__attribute__((visibility("hidden")))
 

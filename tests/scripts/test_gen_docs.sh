@@ -51,8 +51,8 @@ check "a family the docs lack is found in README.md" \
 mkdir -p "$tmp/kmod"
 sed 's/(SCHED, 1000, 100, 1, NULL)/(SCHED, 3000, 100, 1, NULL)/' \
 	"$ROOT/kmod/gpulat_series.h" >"$tmp/kmod/gpulat_series.h"
-(cd "$ROOT" && gcc -D_GNU_SOURCE -I "$tmp/kmod" -I user -I user/lib \
-	-I user/engine -I kmod -o "$tmp/gendoc3" scripts/gendoc.c \
+(cd "$ROOT" && gcc -D_GNU_SOURCE -I "$tmp/kmod" -I user \
+	-I kmod -o "$tmp/gendoc3" scripts/gendoc.c \
 	user/lib/family.c build/user/libgpulat-tool.a build/user/libgpulat.a \
 	-lbpf -lelf -lz -lm -lmicrohttpd -pthread) || exit 1
 check "an edited declaration makes the docs stale" \

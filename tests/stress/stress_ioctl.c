@@ -41,7 +41,7 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 #include "stress.h"
 
 #define PAGE		4096UL

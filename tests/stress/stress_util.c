@@ -20,7 +20,7 @@
  */
 #include <ctype.h>
 
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 #include "stress.h"
 
 static int open_dev(void)

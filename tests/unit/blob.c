@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "blob.h"
-#include "family.h"
 #include "gpulat_hist.h"
+#include "lib/family.h"
 
 /* blob_init - empty blob: this ABI, 4 CPUs, generation 1, time 10 s */
 void blob_init(struct blob *b)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "blob.h"
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 
 struct gl_snapshot *blob_parse(const struct blob *b)
 {

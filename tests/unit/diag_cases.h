@@ -22,9 +22,9 @@
 #include "text.h"
 
 #include "blob.h"
-#include "diagnose.h"
-#include "gpulat.h"
-#include "gpusample.h"
+#include "cmd/cmd.h"
+#include "engine/diagnose/diagnose.h"
+#include "engine/gpusample/gpusample.h"
 
 #define NCPUS		4
 #define T0_NS		100000000000ULL		/* start: 100 s */

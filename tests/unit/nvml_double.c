@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nvml.h"
+#include "engine/nvml/nvml.h"
 #include "nvml_double.h"
 
 /* nvml_double_path - see nvml_double.h */

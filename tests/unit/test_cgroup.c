@@ -16,9 +16,9 @@
 #include "kselftest_harness.h"
 
 #include "blob.h"
-#include "cgroup.h"
-#include "cgview.h"
-#include "source.h"
+#include "engine/cgview/cgview.h"
+#include "lib/cgroup.h"
+#include "lib/source.h"
 
 #define H64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define POD "1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9"

@@ -10,7 +10,7 @@
 #include "kselftest_harness.h"
 
 #include "blob.h"
-#include "gpulat.h"
+#include "cmd/cmd.h"
 #include "text.h"
 
 #define ARGV(...)	((char *[]){ "gpulat", __VA_ARGS__, NULL })

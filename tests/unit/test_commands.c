@@ -6,7 +6,7 @@
 
 #include "kselftest_harness.h"
 
-#include "gpulat.h"
+#include "cmd/cmd.h"
 #include "text.h"
 
 /* Every command is found by its name, has help, and takes -h. */

@@ -20,7 +20,7 @@
 #include "kselftest_harness.h"
 
 #include "blob.h"
-#include "gpulat.h"
+#include "cmd/cmd.h"
 
 /* --- The fake device ------------------------------------------------- */
 

@@ -5,7 +5,7 @@
 
 #include "kselftest_harness.h"
 
-#include "cpuset.h"
+#include "lib/cpuset.h"
 
 TEST(add_has_weight_and_the_limit)
 {

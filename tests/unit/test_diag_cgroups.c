@@ -5,7 +5,7 @@
  * the advice quoting the limits of a fake cgroup directory.
  */
 #include "diag_cases.h"
-#include "cgroup.h"
+#include "lib/cgroup.h"
 
 #define HOG "1111111111111111111111111111111111111111111111111111111111111111"
 #define VIC "2222222222222222222222222222222222222222222222222222222222222222"

@@ -4,7 +4,7 @@
  * watches of diag_cases.h, and the verdict the triage rule gives.
  */
 #include "diag_cases.h"
-#include "diagnose_int.h"
+#include "engine/diagnose/diagnose_int.h"
 
 #define GIB		(1024ULL * 1024 * 1024)
 #define NR_SAMPLES	10

@@ -8,7 +8,7 @@
 
 #include "blob.h"
 #include "gpulat_hist.h"
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 
 FIXTURE(pair) {
 	struct blob old, new;

@@ -15,9 +15,9 @@
 
 #include "kselftest_harness.h"
 
-#include "diagnose_int.h"
-#include "drill.h"
-#include "gpulat.h"
+#include "cmd/cmd.h"
+#include "engine/diagnose/diagnose_int.h"
+#include "engine/drill/drill.h"
 
 #define ARGV(...)	((char *[]){ "gpulat", __VA_ARGS__, NULL })
 #define ARGC(...)	((int)(sizeof((char *[]){ "gpulat", __VA_ARGS__ }) / sizeof(char *)))

@@ -13,7 +13,7 @@
 
 #include "blob.h"
 #include "gpulat_hist.h"
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 
 FIXTURE(events) {
 	struct blob b;

@@ -18,7 +18,7 @@
 
 #include "kselftest_harness.h"
 
-#include "nvml.h"
+#include "engine/nvml/nvml.h"
 #include "nvml_double.h"
 
 _Static_assert(sizeof(nvmlProcessInfo_v1_t) == 16, "v1 stride");

@@ -9,9 +9,9 @@
 
 #include "kselftest_harness.h"
 
-#include "cgroup.h"
-#include "family.h"
-#include "gpulat.h"
+#include "cmd/cmd.h"
+#include "lib/cgroup.h"
+#include "lib/family.h"
 
 /* Every family of the ABI has a row, a name and named series. */
 TEST(every_family_has_a_row)

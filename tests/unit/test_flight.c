@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The flight recorder of gpulat serve (engine/flight.c): which snapshots
+ * The flight recorder of gpulat serve (engine/serve/flight.c): which snapshots
  * and records a bundle holds, the rate limit, the folder's bound, the
  * memory bound, and what triggers it.  Bundles are real report archives,
  * unpacked here with tar.
@@ -13,9 +13,9 @@
 #include "kselftest_harness.h"
 
 #include "blob.h"
-#include "flight.h"
-#include "gpulat_user.h"
-#include "serve.h"
+#include "engine/serve/flight.h"
+#include "engine/serve/serve.h"
+#include "lib/gpulat_user.h"
 #include "shell.h"
 
 #define S	1000000000ULL

@@ -13,7 +13,7 @@
 
 #include "kselftest_harness.h"
 
-#include "gpusample.h"
+#include "engine/gpusample/gpusample.h"
 #include "nvml_double.h"
 
 #define MIB	(1024ULL * 1024)

@@ -6,7 +6,7 @@
 #include "kselftest_harness.h"
 
 #include "gpulat_hist.h"
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 
 #define NR	GPULAT_HIST_NR_BUCKETS
 #define OVF	(1ULL << GPULAT_HIST_MAX_SHIFT)

@@ -16,8 +16,8 @@
 
 #include "kselftest_harness.h"
 
-#include "gpulat.h"
-#include "libinternal.h"
+#include "cmd/cmd.h"
+#include "lib/libinternal.h"
 #include "shell.h"
 
 #define REL	"9.9.9-gpulat-test"

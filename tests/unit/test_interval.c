@@ -10,7 +10,7 @@
 
 #include "kselftest_harness.h"
 
-#include "interval.h"
+#include "engine/watch/watch.h"
 
 struct seen {
 	int n;

@@ -6,7 +6,7 @@
 
 #include "kselftest_harness.h"
 
-#include "json.h"
+#include "lib/json.h"
 
 TEST(json_escaping)
 {

@@ -10,7 +10,7 @@
 
 #include "kselftest_harness.h"
 
-#include "hostfacts.h"
+#include "engine/report/hostfacts.h"
 
 TEST(cpulist)
 {

@@ -13,7 +13,7 @@
 
 #include "kselftest_harness.h"
 
-#include "nvml.h"
+#include "engine/nvml/nvml.h"
 #include "nvml_double.h"
 
 static char *nvml_text(const struct nvml_info *n)

@@ -17,7 +17,7 @@
 
 #include "kselftest_harness.h"
 
-#include "outfile.h"
+#include "lib/outfile.h"
 #include "shell.h"
 
 FIXTURE(of) {

@@ -9,7 +9,7 @@
 
 #include "kselftest_harness.h"
 
-#include "procname.h"
+#include "lib/procname.h"
 
 /* fake_task - DIR/PID/status naming @comm of thread group @tgid */
 static void fake_task(const char *dir, int pid, const char *comm, int tgid)

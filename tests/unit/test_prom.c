@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The Prometheus exposition of gpulat serve (engine/prom.c): le bounds
+ * The Prometheus exposition of gpulat serve (engine/serve/prom.c): le bounds
  * exact for gpulat's buckets at every coarseness, cumulative buckets
  * equal to the slots' sums, series summed over CPUs and over keys past
  * the bound (stably), labels escaped, Xids counted once each; empty
@@ -19,10 +19,10 @@
 #include "kselftest_harness.h"
 
 #include "blob.h"
-#include "cgroup.h"
+#include "engine/serve/prom.h"
 #include "gpulat_hist.h"
-#include "gpulat_user.h"
-#include "prom.h"
+#include "lib/cgroup.h"
+#include "lib/gpulat_user.h"
 
 /* render - the exposition of @b under @p, malloc'd */
 static char *render(struct prom_state *p, const struct blob *b)

@@ -18,8 +18,8 @@
 
 #include "kselftest_harness.h"
 
-#include "hostfacts.h"
-#include "nvml.h"
+#include "engine/nvml/nvml.h"
+#include "engine/report/hostfacts.h"
 #include "nvml_double.h"
 #include "shell.h"
 

@@ -14,8 +14,8 @@
 
 #include "blob.h"
 #include "gpulat_hist.h"
-#include "gpulat_user.h"
-#include "libinternal.h"
+#include "lib/gpulat_user.h"
+#include "lib/libinternal.h"
 
 FIXTURE(sched) {
 	struct blob b;

@@ -13,10 +13,10 @@
 #include "kselftest_harness.h"
 
 #include "blob.h"
-#include "cgroup.h"
-#include "gpulat.h"
-#include "trace.h"
-#include "units.h"
+#include "cmd/cmd.h"
+#include "engine/view/view.h"
+#include "lib/cgroup.h"
+#include "lib/units.h"
 
 #define ARGV(...)	((char *[]){ "gpulat", __VA_ARGS__, NULL })
 #define ARGC(...)	((int)(sizeof((char *[]){ "gpulat", __VA_ARGS__ }) / sizeof(char *)))

@@ -13,8 +13,8 @@
 
 #include "kselftest_harness.h"
 
+#include "engine/gpusample/gpusample.h"
 #include "nvml_double.h"
-#include "trace_nvml.h"
 
 struct got {
 	uint32_t code[8];

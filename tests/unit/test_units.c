@@ -5,7 +5,7 @@
 
 #include "kselftest_harness.h"
 
-#include "units.h"
+#include "lib/units.h"
 
 TEST(units_format)
 {

@@ -5,7 +5,7 @@
  * snapshots it keeps and the CPU share it keeps to.
  */
 #include "diag_cases.h"
-#include "verdict.h"
+#include "engine/verdict/verdict.h"
 
 static char *prom_text(const struct verdict *v)
 {

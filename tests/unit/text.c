@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "family.h"
+#include "lib/family.h"
 #include "text.h"
 
 const char *family_list(char *buf, size_t len)

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "blob.h"
-#include "gpulat.h"
+#include "cmd/cmd.h"
 #include "text.h"
 
 /* has_line - whether @text holds the exact line @line */

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "gpulat.h"
+#include "cmd/cmd.h"
 
 /* attach_run - gpulat attach, gpulat detach */
 static int attach_run(const struct gpulat_opts *o)

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The command table: one descriptor per command (GPULAT_COMMANDS in
- * gpulat.h), which dispatch (gpulat.c), help (help.c) and parsing
+ * cmd/cmd.h), which dispatch (gpulat.c), help (help.c) and parsing
  * (cli.c) all read.
  */
 #include <string.h>
 
-#include "gpulat.h"
+#include "cmd/cmd.h"
 
 static const struct gpulat_command *const gpulat_commands[GPULAT_NR_CMDS] = {
 #define GPULAT_CMD_ENTRY(id, name)	[GPULAT_CMD_##id] = &cmd_##name,

@@ -9,9 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bpf_pin.h"
-#include "gpulat.h"
-#include "outfile.h"
+#include "cmd/cmd.h"
+#include "lib/bpf_pin.h"
+#include "lib/outfile.h"
 
 /*
  * cmd_families - what a BPF source of the command's own attaches: hist's
@@ -98,7 +98,7 @@ bool gpulat_fresh_wait(const struct gl_source *src, double seconds)
 	return true;
 }
 
-/* gpulat_pins_swept - see gpulat.h */
+/* gpulat_pins_swept - see cmd/cmd.h */
 void gpulat_pins_swept(FILE *f)
 {
 	char said[1024], *p, *n;

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gpulat.h"
-#include "units.h"
+#include "cmd/cmd.h"
+#include "lib/units.h"
 
 /*
  * control_reason - why @cmd failed with -@err, in words; the errnos are

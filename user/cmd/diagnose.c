@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diagnose.h"
-#include "gpulat.h"
-#include "gpusample.h"
-#include "watch.h"
+#include "cmd/cmd.h"
+#include "engine/diagnose/diagnose.h"
+#include "engine/gpusample/gpusample.h"
+#include "engine/watch/watch.h"
 
 static const char usage_diagnose[] =
 "usage: gpulat diagnose [-d SECONDS] [-t FAMILY=DURATION]... [-j]\n"

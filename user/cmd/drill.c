@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "drill.h"
-#include "gpulat.h"
-#include "json.h"
+#include "cmd/cmd.h"
+#include "engine/drill/drill.h"
+#include "lib/json.h"
 
 static const char usage_drill[] =
 "usage: gpulat drill cpu|disk|net|irq|clean [-d SECONDS] [--target CPU] [--force] [-j]\n"

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "gpulat.h"
+#include "cmd/cmd.h"
 
 static const char usage_head[] =
 "usage: gpulat [-h] [-V] [--source auto|kmod|bpf] COMMAND [ARGS]\n"

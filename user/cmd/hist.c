@@ -6,8 +6,8 @@
 #include <signal.h>
 #include <stdlib.h>
 
-#include "gpulat.h"
-#include "interval.h"
+#include "cmd/cmd.h"
+#include "engine/watch/watch.h"
 
 static volatile sig_atomic_t hist_stop;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gpulat report, the command: the options, the device (or its absence,
- * stated in the report), then the report engine (user/engine/report.c)
+ * stated in the report), then the report engine (user/engine/report/report.c)
  * collects and packs.
  */
 #include <stdio.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gpulat.h"
-#include "outfile.h"
-#include "report.h"
+#include "cmd/cmd.h"
+#include "engine/report/report.h"
+#include "lib/outfile.h"
 
 static const char usage_report[] =
 "usage: gpulat report [-o FILE.tar.gz] [-d SECONDS] [--interval SECONDS]\n"

@@ -2,8 +2,8 @@
 /* gpulat serve: the daemon for Prometheus, and the flight recorder. */
 #include <string.h>
 
-#include "gpulat.h"
-#include "serve.h"
+#include "cmd/cmd.h"
+#include "engine/serve/serve.h"
 
 /* serve_open - the source the options name, for the engine */
 static int serve_open(const void *ctx, struct gl_source **src,

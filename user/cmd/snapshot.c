@@ -4,8 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gpulat.h"
-#include "outfile.h"
+#include "cmd/cmd.h"
+#include "lib/outfile.h"
 
 /* snapshot_run - gpulat snapshot -o FILE */
 int snapshot_run(const struct gpulat_opts *o)

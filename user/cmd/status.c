@@ -7,12 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "drill.h"
-#include "gpulat.h"
+#include "cmd/cmd.h"
+#include "engine/drill/drill.h"
+#include "engine/view/view.h"
 #include "gpulat_hist.h"
-#include "hist_view.h"
-#include "json.h"
-#include "units.h"
+#include "lib/json.h"
+#include "lib/units.h"
 
 /* Most families one status lists; far more than enum gpulat_family has. */
 #define STATUS_MAX_FAMILIES	64

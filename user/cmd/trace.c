@@ -8,13 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gpulat.h"
-#include "gpusample.h"
-#include "json.h"
-#include "trace.h"
-#include "trace_nvml.h"
-#include "units.h"
-#include "watch.h"
+#include "cmd/cmd.h"
+#include "engine/gpusample/gpusample.h"
+#include "engine/view/view.h"
+#include "engine/watch/watch.h"
+#include "lib/json.h"
+#include "lib/units.h"
 
 struct trace_out {
 	const struct gpulat_opts *o;

@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "gpulat.h"
+#include "cmd/cmd.h"
 #include "version.h"	/* generated: build/user/version.h */
 
 const char *gpulat_version(void)

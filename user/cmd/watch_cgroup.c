@@ -7,11 +7,9 @@
  */
 #include <stdio.h>
 
-#include "cgview.h"
-#include "cgwatch.h"
-#include "gpulat.h"
-#include "interval.h"
-#include "watch.h"
+#include "cmd/cmd.h"
+#include "engine/cgview/cgview.h"
+#include "engine/watch/watch.h"
 
 static void cg_print(const struct gpulat_opts *o, const struct gl_snapshot *s,
 		     const struct cgview_target *t, size_t n, double interval_s)
@@ -126,7 +124,7 @@ int watch_cgroup_run(const struct gpulat_opts *o)
 		      o->has_duration ? o->duration_s : 0, 0);
 }
 
-/* hist_cgroup - see gpulat.h */
+/* hist_cgroup - see cmd/cmd.h */
 int hist_cgroup(const struct gpulat_opts *o)
 {
 	const char *paths[1] = { o->cgroup };

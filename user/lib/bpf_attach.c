@@ -14,12 +14,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "bpf_fam.h"
-#include "bpf_int.h"
-#include "bpf_source.h"
-#include "gpulat_user.h"
-#include "libinternal.h"
-#include "source.h"
+#include "lib/bpf_fam.h"
+#include "lib/bpf_int.h"
+#include "lib/bpf_source.h"
+#include "lib/gpulat_user.h"
+#include "lib/libinternal.h"
+#include "lib/source.h"
 
 /* --- Attach ------------------------------------------------------------- */
 

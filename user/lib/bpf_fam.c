@@ -5,11 +5,11 @@
  */
 #include <stddef.h>
 
-#include "bpf_fam.h"
 #include "gpulat_bpf.h"
 #include "gpulat_defaults.h"
 #include "gpulat_drops.h"
-#include "libinternal.h"
+#include "lib/bpf_fam.h"
+#include "lib/libinternal.h"
 
 /* a row of GL_BPF_<FAMILY>_TPS (gpulat_bpf.h): GL_BPF_HIT(i) counts row i */
 #define TP_ROW(fam, name, tp, prog, opt)	{ tp, #prog, opt },

@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "uapi/gpulat.h"
 #include "gpulat_bpf.h"
-#include "procname.h"
+#include "lib/procname.h"
+#include "uapi/gpulat.h"
 
 #define GL_BPF_MAX_MAPS		64
 #define GL_BPF_NAME		64

@@ -15,8 +15,8 @@
 
 #include <bpf/bpf.h>
 
-#include "bpf_fam.h"
-#include "bpf_int.h"
+#include "lib/bpf_fam.h"
+#include "lib/bpf_int.h"
 
 /* The module's nvidia_pattern default; the BPF source takes a prefix. */
 #define BS_NV_PATTERN		"nvidia"

@@ -15,7 +15,7 @@
 
 #include <bpf/btf.h>
 
-#include "bpf_percpu.h"
+#include "lib/bpf_percpu.h"
 
 /* x86, newest first: the variable, its type, the mask's member */
 static const struct {

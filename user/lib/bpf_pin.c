@@ -32,14 +32,15 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "bpf_fam.h"
-#include "bpf_int.h"
-#include "bpf_pin.h"
-#include "bpf_source.h"
-#include "gpulat_user.h"
-#include "libinternal.h"
-#include "procname.h"
-#include "source.h"
+#include "lib/bpf_fam.h"
+#include "lib/bpf_int.h"
+#include "lib/bpf_pin.h"
+#include "lib/bpf_source.h"
+#include "lib/gpulat_user.h"
+#include "lib/libinternal.h"
+#include "lib/procname.h"
+#include "lib/source.h"
+/* the skeleton last: it uses the types of the headers above */
 #include "gpulat.skel.h"
 
 #define BS_BPFFS		"/sys/fs/bpf"

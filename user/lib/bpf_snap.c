@@ -16,12 +16,12 @@
 
 #include <bpf/bpf.h>
 
-#include "bpf_fam.h"
-#include "bpf_int.h"
-#include "bpf_source.h"
-#include "cpuset.h"
-#include "gpulat_user.h"
-#include "libinternal.h"
+#include "lib/bpf_fam.h"
+#include "lib/bpf_int.h"
+#include "lib/bpf_source.h"
+#include "lib/cpuset.h"
+#include "lib/gpulat_user.h"
+#include "lib/libinternal.h"
 
 /* A keyed family's map value: header, then nr_keyed histograms. */
 static size_t bs_keyed_size(const struct gl_bpf_family *bf)

@@ -25,13 +25,14 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "bpf_fam.h"
-#include "bpf_int.h"
-#include "bpf_percpu.h"
-#include "bpf_source.h"
-#include "gpulat_user.h"
-#include "libinternal.h"
-#include "source.h"
+#include "lib/bpf_fam.h"
+#include "lib/bpf_int.h"
+#include "lib/bpf_percpu.h"
+#include "lib/bpf_source.h"
+#include "lib/gpulat_user.h"
+#include "lib/libinternal.h"
+#include "lib/source.h"
+/* the skeleton last: it uses the types of the headers above */
 #include "gpulat.skel.h"
 
 /* The families' default thresholds and histories, from the module's list. */

@@ -21,12 +21,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "bpf_fam.h"
-#include "bpf_int.h"
-#include "bpf_source.h"
-#include "gpulat_user.h"
-#include "libinternal.h"
-#include "procname.h"
+#include "lib/bpf_fam.h"
+#include "lib/bpf_int.h"
+#include "lib/bpf_source.h"
+#include "lib/gpulat_user.h"
+#include "lib/libinternal.h"
+#include "lib/procname.h"
 
 /* Records fetched at most in one go (the ring holds about 5,000). */
 #define BS_STAGE_MAX	(4U << 20)

@@ -3,7 +3,7 @@
 #ifndef _GPULAT_USER_CGROUP_INT_H
 #define _GPULAT_USER_CGROUP_INT_H
 
-#include "cgroup.h"
+#include "lib/cgroup.h"
 
 extern struct gl_cg_stats gl_cg_counters;
 /* whether the root must be a cgroup2 file system (not when tests set it) */

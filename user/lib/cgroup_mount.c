@@ -12,8 +12,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "cgroup_int.h"
-#include "source.h"
+#include "lib/cgroup_int.h"
+#include "lib/source.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC	0x63677270

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup_int.h"
+#include "lib/cgroup_int.h"
 
 static bool is_hex64(const char *s, size_t n)
 {

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup_int.h"
+#include "lib/cgroup_int.h"
 
 struct cg_entry {
 	uint64_t id;

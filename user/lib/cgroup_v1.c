@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cgroup.h"
+#include "lib/cgroup.h"
 
 /* whether the comma list @list holds @ctrl */
 static bool has_ctrl(const char *list, size_t n, const char *ctrl)

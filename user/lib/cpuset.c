@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cpuset.h"
-#include "units.h"
+#include "lib/cpuset.h"
+#include "lib/units.h"
 
 void cpuset_clear(struct cpuset *s)
 {

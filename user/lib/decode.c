@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "gpulat_hist.h"
-#include "gpulat_user.h"
-#include "libinternal.h"
+#include "lib/gpulat_user.h"
+#include "lib/libinternal.h"
 
 /* gl_series_cmp - order of series: family, id, key, cpu */
 int gl_series_cmp(const void *pa, const void *pb)

@@ -7,8 +7,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "gpulat_user.h"
-#include "libinternal.h"
+#include "lib/gpulat_user.h"
+#include "lib/libinternal.h"
 
 /* Attempts at a snapshot while series keep appearing between two calls. */
 #define GL_TAKE_TRIES	8

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "gpulat_user.h"
-#include "source.h"
+#include "lib/gpulat_user.h"
+#include "lib/source.h"
 
 /*
  * gl_cgroup_set - watch the cgroups open at @w[i].fd (@n 0: none); the

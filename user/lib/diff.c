@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "gpulat_hist.h"
-#include "gpulat_user.h"
-#include "libinternal.h"
+#include "lib/gpulat_user.h"
+#include "lib/libinternal.h"
 
 /* gl_snapshot_copy - deep copy of @s; max_exact flags kept */
 static struct gl_snapshot *gl_snapshot_copy(const struct gl_snapshot *s)

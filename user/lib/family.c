@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "array_size.h"
-#include "cgroup.h"
-#include "family.h"
 #include "gpulat_series.h"
-#include "units.h"
+#include "lib/array_size.h"
+#include "lib/cgroup.h"
+#include "lib/family.h"
+#include "lib/units.h"
 
 
 #define US	1000ULL

@@ -45,7 +45,7 @@ enum gl_key_kind {
 };
 
 /*
- * The Prometheus metric a series is exported as (engine/prom.c,
+ * The Prometheus metric a series is exported as (engine/serve/prom.c,
  * Documentation/fleet.rst); several series share one, told apart by
  * their fixed labels.
  */

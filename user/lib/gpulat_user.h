@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "family.h"
-#include "source.h"
+#include "lib/family.h"
+#include "lib/source.h"
 #include "uapi/gpulat.h"
 
 struct gl_snapshot;

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "gpulat_hist.h"
-#include "gpulat_user.h"
-#include "libinternal.h"
+#include "lib/gpulat_user.h"
+#include "lib/libinternal.h"
 
 /* gl_probe_state_name - text of enum gpulat_probe_state; NULL if unknown */
 const char *gl_probe_state_name(uint32_t state)

@@ -6,7 +6,7 @@
  */
 #include <math.h>
 
-#include "json.h"
+#include "lib/json.h"
 
 /* json_begin - start a document on @f */
 void json_begin(struct json *j, FILE *f)

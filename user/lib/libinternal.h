@@ -9,7 +9,7 @@
 
 #include "uapi/gpulat.h"
 
-#include "array_size.h"
+#include "lib/array_size.h"
 
 /* Bytes of one normalized series: VER0 fixed part plus every slot. */
 #define GL_SERIES_STRIDE \

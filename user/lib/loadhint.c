@@ -15,7 +15,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "libinternal.h"
+#include "lib/libinternal.h"
 
 /* Largest module file searched for its vermagic (debug info included). */
 #define HINT_KO_MAX	(256u << 20)

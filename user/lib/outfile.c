@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "lib/outfile.h"
 
 bool gl_out_is_stdout(const char *path)
 {

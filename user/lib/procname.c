@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "procname.h"
+#include "lib/procname.h"
 
 void procname_read(const char *proc, int32_t pid, int32_t *tgid,
 		   char comm[GPULAT_COMM_LEN])

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 
 #include "gpulat_hist.h"
-#include "gpulat_user.h"
-#include "libinternal.h"
+#include "lib/gpulat_user.h"
+#include "lib/libinternal.h"
 
 /* Largest blob accepted from a file: far above any real machine. */
 #define GL_BLOB_MAX	(256UL << 20)

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bpf_source.h"
-#include "gpulat_user.h"
-#include "libinternal.h"
-#include "source.h"
+#include "lib/bpf_source.h"
+#include "lib/gpulat_user.h"
+#include "lib/libinternal.h"
+#include "lib/source.h"
 
 struct gl_source {
 	enum gl_source_kind kind;	/* KMOD or BPF */

@@ -5,7 +5,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "gpulat_user.h"
+#include "lib/gpulat_user.h"
 
 /* gl_threshold - a family's outlier threshold; with @set, first make it *@ns */
 int gl_threshold(int fd, uint32_t family, bool set, uint64_t *ns)

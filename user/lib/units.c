@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "units.h"
+#include "lib/units.h"
 
 /* units_dec - decimal digits at *@p, saturating; false when there are none */
 bool units_dec(const char **p, const char *end, uint64_t *v)
