@@ -12,6 +12,7 @@
 #include "uapi/gpulat.h"
 #include "gpulat_hold.h"
 #include "gpulat_stamp.h"
+#include "gpulat_tps.h"
 
 /* One histogram, as the module's struct gpulat_hist. */
 struct gl_bpf_hist {
@@ -50,79 +51,25 @@ static inline __u32 gl_pcpu_index(__u32 cpu, __u32 idx)
 #define GL_BPF_HIT(i)		(GL_BPF_NR_DROPS + (i))
 
 /*
- * Each family's tracepoints, in the module's attach order, stated once:
- * X(FAMILY, NAME, tracepoint, program, optional) expands into the hit
- * counters' indexes, GL_HIT_<FAMILY>_<NAME> (the programs' gl_hit()),
- * and into the tool's rows (user/lib/bpf_fam.c), which attach
- * "program" (tp_btf; "program_raw" as raw_tp) and count hits alike.
- * optional: a tracepoint some kernels or drivers lack (missing, not
- * failed).
+ * Each family's tracepoints are gpulat_tps.h's: GPULAT_TPS_<FAMILY>()
+ * expands into the hit counters' indexes, GL_HIT_<FAMILY>_<NAME> (the
+ * programs' gl_hit()), and into the tool's rows (user/lib/bpf_fam.c),
+ * which attach "prog" (tp_btf; "prog_raw" as raw_tp) and count hits
+ * alike.  One the kernel or the driver may lack (needs other than ALWAYS)
+ * is optional: missing, not failed.
  */
-#define GL_BPF_SCHED_TPS(X) \
-	X(SCHED, SWITCH, "sched_switch", gl_switch, 0) \
-	X(SCHED, WAKEUP, "sched_wakeup", gl_sched_wakeup, 0) \
-	X(SCHED, WAKEUP_NEW, "sched_wakeup_new", gl_sched_wakeup_new, 0)
-
-/* each end before the start that sets it */
-#define GL_BPF_BLOCK_TPS(X) \
-	X(BLOCK, COMPLETE, "block_rq_complete", gl_block_complete, 0) \
-	X(BLOCK, MERGE, "block_rq_merge", gl_block_merge, 0) \
-	X(BLOCK, REQUEUE, "block_rq_requeue", gl_block_requeue, 0) \
-	X(BLOCK, ISSUE, "block_rq_issue", gl_block_issue, 0) \
-	X(BLOCK, INSERT, "block_rq_insert", gl_block_insert, 0)
-
-#define GL_BPF_NET_TPS(X) \
-	X(NET, XMIT, "net_dev_xmit", gl_net_xmit, 0) \
-	X(NET, START_XMIT, "net_dev_start_xmit", gl_net_start_xmit, 0) \
-	X(NET, QUEUE, "net_dev_queue", gl_net_queue, 0) \
-	X(NET, RECEIVE, "netif_receive_skb", gl_net_receive, 0) \
-	X(NET, RX, "netif_rx", gl_net_rx, 0)
-
-/* exit before entry, as the module attaches them (probe_irq.c) */
-#define GL_BPF_IRQ_TPS(X) \
-	X(IRQ, EXIT, "irq_handler_exit", gl_irq_exit, 0) \
-	X(IRQ, ENTRY, "irq_handler_entry", gl_irq_entry, 0)
-
-/* exit, entry, raise: each before the one that starts its interval */
-#define GL_BPF_SOFTIRQ_TPS(X) \
-	X(SOFTIRQ, EXIT, "softirq_exit", gl_softirq_exit, 0) \
-	X(SOFTIRQ, ENTRY, "softirq_entry", gl_softirq_entry, 0) \
-	X(SOFTIRQ, RAISE, "softirq_raise", gl_softirq_raise, 0)
-
-/*
- * ends before begins, in the module's order (probe_mm.c); no compaction
- * events without CONFIG_COMPACTION
- */
-#define GL_BPF_MM_TPS(X) \
-	X(MM, RECLAIM_END, "mm_vmscan_direct_reclaim_end", gl_mm_reclaim_end, 0) \
-	X(MM, RECLAIM_BEGIN, "mm_vmscan_direct_reclaim_begin", \
-	  gl_mm_reclaim_begin, 0) \
-	X(MM, MEMCG_END, "mm_vmscan_memcg_reclaim_end", gl_mm_memcg_end, 1) \
-	X(MM, MEMCG_BEGIN, "mm_vmscan_memcg_reclaim_begin", \
-	  gl_mm_memcg_begin, 1) \
-	X(MM, COMPACTION_END, "mm_compaction_end", gl_mm_compaction_end, 1) \
-	X(MM, COMPACTION_BEGIN, "mm_compaction_begin", \
-	  gl_mm_compaction_begin, 1)
-
-/* the module's seven in its order, then the driver's Xid tracepoint */
-#define GL_BPF_NVIDIA_TPS(X) \
-	X(NVIDIA, PEXIT, "sched_process_exit", gl_nv_exit, 0) \
-	X(NVIDIA, FORK, "sched_process_fork", gl_nv_fork, 0) \
-	X(NVIDIA, RENAME, "task_rename", gl_nv_rename, 0) \
-	X(NVIDIA, SWITCH, "sched_switch", gl_nv_switch, 0) \
-	X(NVIDIA, WAKEUP, "sched_wakeup", gl_nv_wakeup, 0) \
-	X(NVIDIA, IRQ_EXIT, "irq_handler_exit", gl_nv_irq_exit, 0) \
-	X(NVIDIA, IRQ_ENTRY, "irq_handler_entry", gl_nv_irq_entry, 0) \
-	X(NVIDIA, XID, "nvidia:nvidia_dev_xid", gl_nv_xid, 1)
-
-#define GL_BPF_HIT_ENUM(fam, name, tp, prog, opt)	GL_HIT_##fam##_##name,
-enum { GL_BPF_SCHED_TPS(GL_BPF_HIT_ENUM) GL_HIT_SCHED_NR };
-enum { GL_BPF_BLOCK_TPS(GL_BPF_HIT_ENUM) GL_HIT_BLOCK_NR };
-enum { GL_BPF_NET_TPS(GL_BPF_HIT_ENUM) GL_HIT_NET_NR };
-enum { GL_BPF_IRQ_TPS(GL_BPF_HIT_ENUM) GL_HIT_IRQ_NR };
-enum { GL_BPF_SOFTIRQ_TPS(GL_BPF_HIT_ENUM) GL_HIT_SOFTIRQ_NR };
-enum { GL_BPF_MM_TPS(GL_BPF_HIT_ENUM) GL_HIT_MM_NR };
-enum { GL_BPF_NVIDIA_TPS(GL_BPF_HIT_ENUM) GL_HIT_NVIDIA_NR };
+#define GL_BPF_HIT_ENUM(fam, hit, tp, kprobe, prog, needs) GL_HIT_##fam##_##hit,
+#define GL_BPF_OPTIONAL_ALWAYS		0
+#define GL_BPF_OPTIONAL_MEMCG		1
+#define GL_BPF_OPTIONAL_COMPACTION	1
+#define GL_BPF_OPTIONAL_DRIVER		1
+enum { GPULAT_TPS_SCHED(GL_BPF_HIT_ENUM) GL_HIT_SCHED_NR };
+enum { GPULAT_TPS_BLOCK(GL_BPF_HIT_ENUM) GL_HIT_BLOCK_NR };
+enum { GPULAT_TPS_NET(GL_BPF_HIT_ENUM) GL_HIT_NET_NR };
+enum { GPULAT_TPS_IRQ(GL_BPF_HIT_ENUM) GL_HIT_IRQ_NR };
+enum { GPULAT_TPS_SOFTIRQ(GL_BPF_HIT_ENUM) GL_HIT_SOFTIRQ_NR };
+enum { GPULAT_TPS_MM(GL_BPF_HIT_ENUM) GL_HIT_MM_NR };
+enum { GPULAT_TPS_NVIDIA(GL_BPF_HIT_ENUM) GL_HIT_NVIDIA_NR };
 struct gl_bpf_cnt {
 	__u64 c[GL_BPF_NR_DROPS + GL_BPF_NR_TPS];
 };

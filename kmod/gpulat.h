@@ -11,6 +11,7 @@
 
 #include "gpulat_hist.h"
 #include "gpulat_series.h"
+#include "gpulat_tps.h"
 
 /*
  * One histogram on one CPU.  Only the owning CPU writes it, with this_cpu
@@ -185,6 +186,36 @@ struct gpulat_family {
 #define GPULAT_CHECK_PROBE(tp, fn) ((void)sizeof(register_trace_##tp(fn, NULL)))
 
 #define GPULAT_TP_MUX		NULL
+
+/*
+ * gpulat_tps.h in the module: GPULAT_TP_ROW, a family's table row of a
+ * tracepoint this kernel has; GPULAT_TP_HIT, its hit counter's enum
+ * constant, <fam>_HIT_<hit>, after the family's drop counters.  A DRIVER
+ * tracepoint is neither: its probe is the driver's (probe_nvidia_xid.c).
+ */
+#define GPULAT_TP_ROW(fam, hit, tp, kprobe, prog, needs)		\
+	GPULAT_TP_IF_##needs({ .name = (tp), .probe = (kprobe),	\
+			       .hit_idx = fam##_HIT_##hit })
+#define GPULAT_TP_HIT(fam, hit, tp, kprobe, prog, needs)		\
+	GPULAT_TP_HIT_##needs(fam##_HIT_##hit)
+
+#define GPULAT_TP_IF_ALWAYS(...)	__VA_ARGS__,
+#if IS_ENABLED(CONFIG_MEMCG)
+#define GPULAT_TP_IF_MEMCG(...)	__VA_ARGS__,
+#else
+#define GPULAT_TP_IF_MEMCG(...)
+#endif
+#if IS_ENABLED(CONFIG_COMPACTION)
+#define GPULAT_TP_IF_COMPACTION(...)	__VA_ARGS__,
+#else
+#define GPULAT_TP_IF_COMPACTION(...)
+#endif
+#define GPULAT_TP_IF_DRIVER(...)
+/* a counter for every tracepoint the kernel may have: the ABI's layout */
+#define GPULAT_TP_HIT_ALWAYS(hit)	hit,
+#define GPULAT_TP_HIT_MEMCG(hit)	hit,
+#define GPULAT_TP_HIT_COMPACTION(hit)	hit,
+#define GPULAT_TP_HIT_DRIVER(hit)
 
 #define GPULAT_HISTS_APART	((size_t)-1)
 

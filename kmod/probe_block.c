@@ -68,11 +68,8 @@ enum block_state {
 };
 
 enum {
-	BLOCK_HIT_INSERT = GPULAT_BLOCK_KEYS_FULL + 1,
-	BLOCK_HIT_ISSUE,
-	BLOCK_HIT_COMPLETE,
-	BLOCK_HIT_REQUEUE,
-	BLOCK_HIT_MERGE,
+	BLOCK_HITS_AFTER = GPULAT_BLOCK_KEYS_FULL,	/* the last drop counter */
+	GPULAT_TPS_BLOCK(GPULAT_TP_HIT)
 	BLOCK_NR_COUNTERS,
 };
 
@@ -433,16 +430,7 @@ static void block_exit(struct gpulat_family *fam)
  * when they complete, or are timed from their issue.
  */
 static struct gpulat_tp block_tps[] = {
-	{ .name = "block_rq_complete", .probe = block_probe_complete,
-	  .hit_idx = BLOCK_HIT_COMPLETE },
-	{ .name = "block_rq_merge", .probe = block_probe_merge,
-	  .hit_idx = BLOCK_HIT_MERGE },
-	{ .name = "block_rq_requeue", .probe = block_probe_requeue,
-	  .hit_idx = BLOCK_HIT_REQUEUE },
-	{ .name = "block_rq_issue", .probe = block_probe_issue,
-	  .hit_idx = BLOCK_HIT_ISSUE },
-	{ .name = "block_rq_insert", .probe = block_probe_insert,
-	  .hit_idx = BLOCK_HIT_INSERT },
+	GPULAT_TPS_BLOCK(GPULAT_TP_ROW)
 };
 
 static const char * const block_drop_names[] = GPULAT_BLOCK_DROP_NAMES;

@@ -83,10 +83,7 @@ static void irq_family_clear(struct gpulat_family *fam)
  * the exit probe is on.
  */
 static struct gpulat_tp irq_tps[] = {
-	{ .name = "irq_handler_exit", .probe = GPULAT_TP_MUX,
-	  .hit_idx = IRQ_HIT_EXIT },
-	{ .name = "irq_handler_entry", .probe = GPULAT_TP_MUX,
-	  .hit_idx = IRQ_HIT_ENTRY },
+	GPULAT_TPS_IRQ(GPULAT_TP_ROW)
 };
 
 static const char * const irq_drop_names[] = GPULAT_IRQ_DROP_NAMES;

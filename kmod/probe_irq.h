@@ -19,8 +19,8 @@
 #define IRQ_DEPTH	4	/* nesting a CPU can hold; more evicts */
 
 enum {
-	IRQ_HIT_ENTRY = GPULAT_IRQ_UNPAIRED + 1,
-	IRQ_HIT_EXIT,
+	IRQ_HITS_AFTER = GPULAT_IRQ_UNPAIRED,	/* the last drop counter */
+	GPULAT_TPS_IRQ(GPULAT_TP_HIT)
 	IRQ_NR_COUNTERS,
 };
 

@@ -65,12 +65,8 @@ enum {
 };
 
 enum {
-	MM_HIT_RECLAIM_BEGIN = GPULAT_MM_EVICTED + 1,
-	MM_HIT_RECLAIM_END,
-	MM_HIT_COMPACTION_BEGIN,
-	MM_HIT_COMPACTION_END,
-	MM_HIT_MEMCG_BEGIN,
-	MM_HIT_MEMCG_END,
+	MM_HITS_AFTER = GPULAT_MM_EVICTED,	/* the last drop counter */
+	GPULAT_TPS_MM(GPULAT_TP_HIT)
 	MM_NR_COUNTERS,
 };
 
@@ -309,23 +305,7 @@ static void mm_exit(struct gpulat_family *fam)
  * its end, and no stall that began before the attach leaves a stamp.
  */
 static struct gpulat_tp mm_tps[] = {
-	{ .name = "mm_vmscan_direct_reclaim_end",
-	  .probe = mm_probe_reclaim_end, .hit_idx = MM_HIT_RECLAIM_END },
-	{ .name = "mm_vmscan_direct_reclaim_begin",
-	  .probe = mm_probe_reclaim_begin, .hit_idx = MM_HIT_RECLAIM_BEGIN },
-#if IS_ENABLED(CONFIG_MEMCG)
-	{ .name = "mm_vmscan_memcg_reclaim_end",
-	  .probe = mm_probe_memcg_end, .hit_idx = MM_HIT_MEMCG_END },
-	{ .name = "mm_vmscan_memcg_reclaim_begin",
-	  .probe = mm_probe_memcg_begin, .hit_idx = MM_HIT_MEMCG_BEGIN },
-#endif
-#if IS_ENABLED(CONFIG_COMPACTION)
-	{ .name = "mm_compaction_end",
-	  .probe = mm_probe_compaction_end, .hit_idx = MM_HIT_COMPACTION_END },
-	{ .name = "mm_compaction_begin",
-	  .probe = mm_probe_compaction_begin,
-	  .hit_idx = MM_HIT_COMPACTION_BEGIN },
-#endif
+	GPULAT_TPS_MM(GPULAT_TP_ROW)
 };
 
 static const struct gpulat_series_desc mm_series[] = {

@@ -52,11 +52,8 @@
 #define NET_INFLIGHT_MAX	(1ULL << 22)
 
 enum {
-	NET_HIT_QUEUE = GPULAT_NET_KEYS_FULL + 1,
-	NET_HIT_START_XMIT,
-	NET_HIT_XMIT,
-	NET_HIT_RX,
-	NET_HIT_RECEIVE,
+	NET_HITS_AFTER = GPULAT_NET_KEYS_FULL,	/* the last drop counter */
+	GPULAT_TPS_NET(GPULAT_TP_HIT)
 	NET_NR_COUNTERS,
 };
 
@@ -413,16 +410,7 @@ static void net_exit(struct gpulat_family *fam)
  * start, so that no stamp set after the attach misses its end.
  */
 static struct gpulat_tp net_tps[] = {
-	{ .name = "net_dev_xmit", .probe = net_probe_xmit,
-	  .hit_idx = NET_HIT_XMIT },
-	{ .name = "net_dev_start_xmit", .probe = net_probe_start_xmit,
-	  .hit_idx = NET_HIT_START_XMIT },
-	{ .name = "net_dev_queue", .probe = net_probe_queue,
-	  .hit_idx = NET_HIT_QUEUE },
-	{ .name = "netif_receive_skb", .probe = net_probe_receive,
-	  .hit_idx = NET_HIT_RECEIVE },
-	{ .name = "netif_rx", .probe = net_probe_rx,
-	  .hit_idx = NET_HIT_RX },
+	GPULAT_TPS_NET(GPULAT_TP_ROW)
 };
 
 static const char * const net_drop_names[] = GPULAT_NET_DROP_NAMES;

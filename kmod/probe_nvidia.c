@@ -128,20 +128,7 @@ static void nv_clear(struct gpulat_family *fam)
  * stamp behind for want of its exit probe.
  */
 static struct gpulat_tp nv_tps[] = {
-	{ .name = "sched_process_exit", .probe = gpulat_nv_probe_exit,
-	  .hit_idx = NV_HIT_PEXIT },
-	{ .name = "sched_process_fork", .probe = gpulat_nv_probe_fork,
-	  .hit_idx = NV_HIT_FORK },
-	{ .name = "task_rename", .probe = gpulat_nv_probe_rename,
-	  .hit_idx = NV_HIT_RENAME },
-	{ .name = "sched_switch", .probe = GPULAT_TP_MUX,
-	  .hit_idx = NV_HIT_SWITCH },
-	{ .name = "sched_wakeup", .probe = GPULAT_TP_MUX,
-	  .hit_idx = NV_HIT_WAKEUP },
-	{ .name = "irq_handler_exit", .probe = GPULAT_TP_MUX,
-	  .hit_idx = NV_HIT_IRQ_EXIT },
-	{ .name = "irq_handler_entry", .probe = GPULAT_TP_MUX,
-	  .hit_idx = NV_HIT_IRQ_ENTRY },
+	GPULAT_TPS_NVIDIA(GPULAT_TP_ROW)
 };
 
 static const char * const nv_drop_names[] = GPULAT_NV_DROP_NAMES;

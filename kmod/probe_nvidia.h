@@ -24,13 +24,8 @@
 #include "compat/sched.h"
 
 enum {
-	NV_HIT_PEXIT = GPULAT_NV_XID_LOST + 1,
-	NV_HIT_FORK,
-	NV_HIT_RENAME,
-	NV_HIT_SWITCH,
-	NV_HIT_WAKEUP,
-	NV_HIT_IRQ_EXIT,
-	NV_HIT_IRQ_ENTRY,
+	NVIDIA_HITS_AFTER = GPULAT_NV_XID_LOST,	/* the last drop counter */
+	GPULAT_TPS_NVIDIA(GPULAT_TP_HIT)
 	NV_NR_COUNTERS,
 };
 
@@ -275,7 +270,7 @@ static __always_inline void gpulat_nv_switch(bool preempt,
 	int pi = -1, ni = -1;
 	u64 pw = 0, nw = 0, now;
 
-	this_cpu_inc(gpulat_nv_pc->counters[NV_HIT_SWITCH]);
+	this_cpu_inc(gpulat_nv_pc->counters[NVIDIA_HIT_SWITCH]);
 	if (!READ_ONCE(gpulat_nv_set_used))
 		return;
 	if (prev->pid)
@@ -297,7 +292,7 @@ static __always_inline void gpulat_nv_wakeup(struct task_struct *p)
 	u64 word, w;
 	int i;
 
-	this_cpu_inc(gpulat_nv_pc->counters[NV_HIT_WAKEUP]);
+	this_cpu_inc(gpulat_nv_pc->counters[NVIDIA_HIT_WAKEUP]);
 	if (!READ_ONCE(gpulat_nv_set_used) || !p->pid)
 		return;
 	i = nv_set_find(p->pid, &word);
@@ -362,7 +357,7 @@ static __always_inline void gpulat_nv_irq_entry(int irq,
 
 	/* hard IRQ context has interrupts off already; any other must too */
 	local_irq_save(flags);
-	this_cpu_inc(gpulat_nv_pc->counters[NV_HIT_IRQ_ENTRY]);
+	this_cpu_inc(gpulat_nv_pc->counters[NVIDIA_HIT_IRQ_ENTRY]);
 	if (unlikely(!action))
 		goto out;
 	v = nv_verdict(irq, action);
@@ -420,7 +415,7 @@ static __always_inline void gpulat_nv_irq_exit(int irq,
 
 	local_irq_save(flags);
 	pc = this_cpu_ptr(gpulat_nv_pc);
-	pc->counters[NV_HIT_IRQ_EXIT]++;
+	pc->counters[NVIDIA_HIT_IRQ_EXIT]++;
 	if (likely(pc->irq_action != action || !action))
 		goto out;
 	pc->irq_action = NULL;

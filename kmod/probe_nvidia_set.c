@@ -133,7 +133,7 @@ void gpulat_nv_probe_exit(void *data, struct task_struct *p)
 {
 	u64 word;
 
-	this_cpu_inc(gpulat_nv_pc->counters[NV_HIT_PEXIT]);
+	this_cpu_inc(gpulat_nv_pc->counters[NVIDIA_HIT_PEXIT]);
 	/*
 	 * Pairs with the barrier in nv_scan_one(): either the scan sees
 	 * PF_EXITING (set before this tracepoint), or this sees its entry.
@@ -215,7 +215,7 @@ static void nv_scan_one(struct task_struct *p, const char *name,
 void gpulat_nv_probe_fork(void *data, struct task_struct *parent,
 			  struct task_struct *child)
 {
-	this_cpu_inc(gpulat_nv_pc->counters[NV_HIT_FORK]);
+	this_cpu_inc(gpulat_nv_pc->counters[NVIDIA_HIT_FORK]);
 	if (unlikely(child->flags & PF_KTHREAD))
 		nv_scan_one(child, child->comm, true);
 }
@@ -223,7 +223,7 @@ void gpulat_nv_probe_fork(void *data, struct task_struct *parent,
 void gpulat_nv_probe_rename(void *data, struct task_struct *task,
 			    const char *comm)
 {
-	this_cpu_inc(gpulat_nv_pc->counters[NV_HIT_RENAME]);
+	this_cpu_inc(gpulat_nv_pc->counters[NVIDIA_HIT_RENAME]);
 	if (unlikely(task->flags & PF_KTHREAD))
 		nv_scan_one(task, comm, false);
 }

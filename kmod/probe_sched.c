@@ -121,12 +121,7 @@ static void sched_exit(struct gpulat_family *fam)
  * into its first sample.
  */
 static struct gpulat_tp sched_tps[] = {
-	{ .name = "sched_switch", .probe = GPULAT_TP_MUX,
-	  .hit_idx = SCHED_HIT_SWITCH },
-	{ .name = "sched_wakeup", .probe = GPULAT_TP_MUX,
-	  .hit_idx = SCHED_HIT_WAKEUP },
-	{ .name = "sched_wakeup_new", .probe = sched_probe_wakeup_new,
-	  .hit_idx = SCHED_HIT_WAKEUP_NEW },
+	GPULAT_TPS_SCHED(GPULAT_TP_ROW)
 };
 
 static const struct gpulat_series_desc sched_series[] = {

@@ -49,9 +49,8 @@
 #define NR_HISTS	(2 * NR_VECS)
 
 enum {
-	SOFTIRQ_HIT_RAISE = GPULAT_SOFTIRQ_NEGATIVE + 1,
-	SOFTIRQ_HIT_ENTRY,
-	SOFTIRQ_HIT_EXIT,
+	SOFTIRQ_HITS_AFTER = GPULAT_SOFTIRQ_NEGATIVE,	/* the last drop counter */
+	GPULAT_TPS_SOFTIRQ(GPULAT_TP_HIT)
 	SOFTIRQ_NR_COUNTERS,
 };
 
@@ -220,12 +219,7 @@ static void softirq_family_clear(struct gpulat_family *fam)
  * starts its interval, so that no interval straddles an attach unnoticed.
  */
 static struct gpulat_tp softirq_tps[] = {
-	{ .name = "softirq_exit", .probe = softirq_probe_exit,
-	  .hit_idx = SOFTIRQ_HIT_EXIT },
-	{ .name = "softirq_entry", .probe = softirq_probe_entry,
-	  .hit_idx = SOFTIRQ_HIT_ENTRY },
-	{ .name = "softirq_raise", .probe = softirq_probe_raise,
-	  .hit_idx = SOFTIRQ_HIT_RAISE },
+	GPULAT_TPS_SOFTIRQ(GPULAT_TP_ROW)
 };
 
 static const char * const softirq_drop_names[] = GPULAT_SOFTIRQ_DROP_NAMES;

@@ -76,6 +76,7 @@
 #include "both.h"
 #include "cross_cases.h"
 #include "gpulat_hist.h"
+#include "gpulat_tps.h"
 #include "lib/gpulat_user.h"
 #include "shell.h"
 #include "vmtest.h"
@@ -1045,6 +1046,99 @@ TEST_F(cross, net_veth_netem)
 	/* a skip passes: only when the module's part did */
 	if (!bpf && _metadata->passed)
 		SKIP(return, "%s (the module's numbers above)", why);
+}
+
+/* gpulat_tps.h's rows: what both sources list, in its order */
+struct decl_tp {
+	uint32_t fam;
+	const char *tp;
+	bool always;		/* needs ALWAYS: no source may leave it out */
+};
+
+#define DECL_TP(fam, hit, tp, kprobe, prog, needs) \
+	{ GPULAT_FAM_##fam, tp, DECL_ALWAYS_##needs },
+#define DECL_ALWAYS_ALWAYS	true
+#define DECL_ALWAYS_MEMCG	false
+#define DECL_ALWAYS_COMPACTION	false
+#define DECL_ALWAYS_DRIVER	false
+
+/* in family id order, as both sources list their probes */
+static const struct decl_tp decl_tps[] = {
+	GPULAT_TPS_SCHED(DECL_TP) GPULAT_TPS_BLOCK(DECL_TP)
+	GPULAT_TPS_NET(DECL_TP) GPULAT_TPS_IRQ(DECL_TP)
+	GPULAT_TPS_SOFTIRQ(DECL_TP) GPULAT_TPS_NVIDIA(DECL_TP)
+	GPULAT_TPS_MM(DECL_TP)
+};
+
+/*
+ * same_tracepoints - whether @s lists the declared tracepoints of every
+ * family in their order, leaving out only those a kernel or driver may
+ * lack (the module omits the driver's Xid tracepoint, which it takes
+ * from the driver itself); each fault logged.  The cgroup family hooks
+ * nothing of its own: it rides the sched, block and mm probes, which the
+ * BPF source lists under it too (by design: its programs are theirs).
+ */
+static bool same_tracepoints(const struct gl_snapshot *s, const char *name,
+			     size_t *listed)
+{
+	size_t i, d = 0, n = gl_snapshot_nr_probes(s);
+	bool ok = true;
+
+	*listed = 0;
+	for (i = 0; i < n; i++) {
+		const struct gpulat_probe *p = gl_snapshot_probe(s, i);
+
+		if (p->family == GPULAT_FAM_CGROUP)
+			continue;
+		++*listed;
+		/* skip the optional rows before this one's */
+		while (d < ARRAY_SIZE(decl_tps) && !decl_tps[d].always &&
+		       (decl_tps[d].fam != p->family ||
+			strcmp(decl_tps[d].tp, p->tracepoint)))
+			d++;
+		if (d == ARRAY_SIZE(decl_tps) || decl_tps[d].fam != p->family ||
+		    strcmp(decl_tps[d].tp, p->tracepoint)) {
+			ksft_print_msg("%s: probe %zu %s %s is not the declaration's next (%s)\n",
+				       name, i, gl_family_name(p->family),
+				       p->tracepoint, d < ARRAY_SIZE(decl_tps) ?
+				       decl_tps[d].tp : "its end");
+			ok = false;
+			break;
+		}
+		d++;
+	}
+	for (; ok && d < ARRAY_SIZE(decl_tps); d++)
+		if (decl_tps[d].always) {
+			ksft_print_msg("%s: %s %s not listed\n", name,
+				       gl_family_name(decl_tps[d].fam),
+				       decl_tps[d].tp);
+			ok = false;
+		}
+	return ok;
+}
+
+/*
+ * Both sources hook the tracepoints gpulat_tps.h declares, family by
+ * family in its order (the attach order); the BPF source lists them all.
+ */
+TEST_F(cross, same_tracepoints_as_declared)
+{
+	struct gl_snapshot *s[NR_SRC] = { NULL };
+	size_t listed[NR_SRC];
+	char err[256];
+	int i;
+
+	for (i = 0; i < NR_SRC; i++) {
+		ASSERT_EQ(0, gl_source_snapshot(self->src[i], &s[i], err,
+						sizeof(err)))
+			TH_LOG("%s: %s", src_name[i], err);
+		EXPECT_TRUE(same_tracepoints(s[i], src_name[i], &listed[i]));
+		ksft_print_msg("%s lists %zu of the %zu declared tracepoints\n",
+			       src_name[i], listed[i], ARRAY_SIZE(decl_tps));
+	}
+	EXPECT_EQ(ARRAY_SIZE(decl_tps), listed[BPF]);
+	for (i = 0; i < NR_SRC; i++)
+		gl_snapshot_free(s[i]);
 }
 
 /*

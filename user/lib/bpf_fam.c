@@ -11,16 +11,17 @@
 #include "lib/bpf_fam.h"
 #include "lib/libinternal.h"
 
-/* a row of GL_BPF_<FAMILY>_TPS (gpulat_bpf.h): GL_BPF_HIT(i) counts row i */
-#define TP_ROW(fam, name, tp, prog, opt)	{ tp, #prog, opt },
+/* a row of GPULAT_TPS_<FAMILY> (gpulat_tps.h): GL_BPF_HIT(i) counts row i */
+#define TP_ROW(fam, hit, tp, kprobe, prog, needs) \
+	{ tp, #prog, GL_BPF_OPTIONAL_##needs },
 
-static const struct gl_bpf_tp sched_tps[] = { GL_BPF_SCHED_TPS(TP_ROW) };
-static const struct gl_bpf_tp block_tps[] = { GL_BPF_BLOCK_TPS(TP_ROW) };
-static const struct gl_bpf_tp net_tps[] = { GL_BPF_NET_TPS(TP_ROW) };
-static const struct gl_bpf_tp irq_tps[] = { GL_BPF_IRQ_TPS(TP_ROW) };
-static const struct gl_bpf_tp softirq_tps[] = { GL_BPF_SOFTIRQ_TPS(TP_ROW) };
-static const struct gl_bpf_tp mm_tps[] = { GL_BPF_MM_TPS(TP_ROW) };
-static const struct gl_bpf_tp nvidia_tps[] = { GL_BPF_NVIDIA_TPS(TP_ROW) };
+static const struct gl_bpf_tp sched_tps[] = { GPULAT_TPS_SCHED(TP_ROW) };
+static const struct gl_bpf_tp block_tps[] = { GPULAT_TPS_BLOCK(TP_ROW) };
+static const struct gl_bpf_tp net_tps[] = { GPULAT_TPS_NET(TP_ROW) };
+static const struct gl_bpf_tp irq_tps[] = { GPULAT_TPS_IRQ(TP_ROW) };
+static const struct gl_bpf_tp softirq_tps[] = { GPULAT_TPS_SOFTIRQ(TP_ROW) };
+static const struct gl_bpf_tp mm_tps[] = { GPULAT_TPS_MM(TP_ROW) };
+static const struct gl_bpf_tp nvidia_tps[] = { GPULAT_TPS_NVIDIA(TP_ROW) };
 
 static const char *const sched_drops[] = GPULAT_SCHED_DROP_NAMES;
 static const char *const block_drops[] = GPULAT_BLOCK_DROP_NAMES;
