@@ -99,6 +99,8 @@ USER_FUZZ_OBJS := $(patsubst user/%.c,$(USER_FUZZ_OUT)/obj/%.o,$(USER_SRCS))
 USER_FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 USER_FUZZERS := $(addprefix $(USER_FUZZ_OUT)/fuzz_,$(USER_FUZZ_NAMES))
 USER_FUZZ_SEEDS := $(USER_FUZZ_OUT)/seeds/.done
+# the libcuda.so.1 test double (below), a seed of fuzz_elfsym too
+USER_CUDA_DOUBLE := $(USER_UNIT_OUT)/cuda/libcuda.so.1
 
 # The version (scripts/version: git describe, else VERSION) goes into a
 # generated header that only user/cmd/version.c includes, rewritten only when
@@ -217,17 +219,19 @@ $(USER_FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(USER_FUZZ_OBJS)
 	$(USER_CLANG) $(USER_CPPFLAGS) $(USER_FUZZ_CFLAGS) -fsanitize=fuzzer \
 		-o $@ $^ $(USER_LDLIBS)
 
-# Seeds: valid snapshots made by the unit tests' blob builder, plus the
-# small files committed under tests/fuzz/corpus/<name>/.
+# Seeds: valid snapshots made by the unit tests' blob builder, the
+# libcuda.so.1 double for elfsym, plus the small files committed under
+# tests/fuzz/corpus/<name>/.
 $(USER_FUZZ_OUT)/gen_seeds: tests/fuzz/gen_seeds.c tests/unit/blob.c \
 			    tests/unit/blob.h $(USER_LIB)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CPPFLAGS) -I tests/unit $(USER_CFLAGS) -o $@ \
 		tests/fuzz/gen_seeds.c tests/unit/blob.c $(USER_LIB) $(USER_LDLIBS)
 
-$(USER_FUZZ_SEEDS): $(USER_FUZZ_OUT)/gen_seeds
-	@rm -rf $(@D) && mkdir -p $(@D)/snapshot
+$(USER_FUZZ_SEEDS): $(USER_FUZZ_OUT)/gen_seeds $(USER_CUDA_DOUBLE)
+	@rm -rf $(@D) && mkdir -p $(@D)/snapshot $(@D)/elfsym
 	$< $(@D)/snapshot
+	cp $(USER_CUDA_DOUBLE) $(@D)/elfsym/
 	@touch $@
 
 fuzz: $(USER_FUZZERS) $(USER_FUZZ_SEEDS)
@@ -304,6 +308,16 @@ $(USER_NVML_DOUBLE_OLD): $(USER_NVML_DOUBLE_DEPS)
 $(USER_UNIT_OUT)/test_report $(USER_UNIT_OUT)/test_nvml \
 $(USER_UNIT_OUT)/test_fake_nvml $(USER_UNIT_OUT)/test_gpusample \
 $(USER_UNIT_OUT)/test_trace_nvml: | $(USER_NVML_DOUBLE) $(USER_NVML_DOUBLE_OLD)
+
+# tests/cuda/fake_cuda.c stands in for libcuda.so.1 (its synchronising
+# calls wait for a "GPU" of $FAKE_CUDA_GPU_US); test_elfsym finds its
+# functions' file offsets and checks them against the loader's.
+$(USER_CUDA_DOUBLE): tests/cuda/fake_cuda.c
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 \
+		-o $@ $< -pthread
+
+$(USER_UNIT_OUT)/test_elfsym: | $(USER_CUDA_DOUBLE)
 
 # The static guest tool cannot load libraries: it states NVML as absent.
 $(USER_GUEST_OBJ)/engine/nvml/nvml.o: USER_CFLAGS += -DGPULAT_NO_DLOPEN
