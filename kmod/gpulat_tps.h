@@ -102,4 +102,17 @@
 	  gl_nv_irq_entry, ALWAYS)					\
 	T(NVIDIA, XID, "nvidia:nvidia_dev_xid", NULL, gl_nv_xid, DRIVER)
 
+/*
+ * Every family's, in families.h's order, as both sources list their
+ * probes (the cgroup family hooks none of its own)
+ */
+#define GPULAT_TPS_ALL(T)						\
+	GPULAT_TPS_SCHED(T)						\
+	GPULAT_TPS_BLOCK(T)						\
+	GPULAT_TPS_NET(T)						\
+	GPULAT_TPS_IRQ(T)						\
+	GPULAT_TPS_SOFTIRQ(T)						\
+	GPULAT_TPS_NVIDIA(T)						\
+	GPULAT_TPS_MM(T)
+
 #endif /* _GPULAT_TPS_H */
