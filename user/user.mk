@@ -8,8 +8,9 @@
 #   make fuzz         every fuzzer for FUZZ_SECONDS (default 20) each
 #   make guest-user   static build/guest/bin/gpulat, $(USER_LIB_STATIC) and
 #                     $(USER_TOOL_LIB_STATIC)
-#   make guest-dyn    the normal (dynamic) tool and the NVML test double
-#                     under build/guest/dyn/, for the guest tests of NVML
+#   make guest-dyn    the normal (dynamic) tool, the NVML and libcuda test
+#                     doubles and the CUDA job under build/guest/dyn/, for
+#                     the guest tests that load them
 #   make user-clean   remove what these targets built
 #
 # Layers, one folder each: user/lib/ is libgpulat (device access, snapshot
@@ -330,7 +331,9 @@ $(USER_GUEST_OBJ)/lib/outfile.o: USER_CFLAGS += -DGPULAT_NO_NSS
 # static tool stays the guest's gpulat on PATH.
 USER_GUEST_DYN := $(USER_GUEST_OUT)/dyn
 USER_GUEST_DYN_FILES := $(USER_GUEST_DYN)/gpulat \
-			$(USER_GUEST_DYN)/nvml/libnvidia-ml.so.1
+			$(USER_GUEST_DYN)/nvml/libnvidia-ml.so.1 \
+			$(USER_GUEST_DYN)/cuda/libcuda.so.1 \
+			$(USER_GUEST_DYN)/cuda/job
 
 .PHONY: guest-dyn
 guest-dyn: $(USER_GUEST_DYN_FILES)
@@ -342,6 +345,17 @@ $(USER_GUEST_DYN)/gpulat: $(USER_BIN)
 $(USER_GUEST_DYN)/nvml/libnvidia-ml.so.1: $(USER_NVML_DOUBLE)
 	@mkdir -p $(@D)
 	install -m 0644 $< $@
+
+# The job's GPU waits in the guest: tests/cuda/job.c loads the
+# libcuda.so.1 double by its soname, whose calls read the stand-in GPU of
+# tests/kmod/gpulat_fake_gpu.c (tests/kernel/fake_gpu_test.sh).
+$(USER_GUEST_DYN)/cuda/libcuda.so.1: $(USER_CUDA_DOUBLE)
+	@mkdir -p $(@D)
+	install -m 0644 $< $@
+
+$(USER_GUEST_DYN)/cuda/job: tests/cuda/job.c
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) -o $@ $<
 
 # The docs' tables made from the family table (scripts/gen-docs).
 GENDOC := $(USER_OUT)/gendoc

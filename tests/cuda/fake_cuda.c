@@ -10,11 +10,16 @@
  *                       as the driver's completion wakes a blocking-sync
  *                       thread;
  *   spin ($FAKE_CUDA_SPIN=1)  polling the clock on the CPU, as a context
- *                       with CU_CTX_SCHED_SPIN does.
+ *                       with CU_CTX_SCHED_SPIN does;
+ *   device ($FAKE_CUDA_DEV=/dev/gpulat_fake_gpu)  in a read() of the stand-in
+ *                       GPU of tests/kmod/gpulat_fake_gpu.c, which the
+ *                       "nvidia" IRQ thread completes (its gpu_us sets the
+ *                       time, not $FAKE_CUDA_GPU_US).
  *
  * Every other call returns CUDA_SUCCESS at once.  fake_cuda_calls()
  * counts the waits.
  */
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -68,14 +73,33 @@ static void *fake_completion(void *arg)
 	return NULL;
 }
 
+/* fake_dev_sync - one read() of the stand-in GPU; -1: none named */
+static int fake_dev_sync(void)
+{
+	static int fd = -1;
+	const char *dev = getenv("FAKE_CUDA_DEV");
+	uint64_t ns;
+
+	if (!dev)
+		return -1;
+	if (fd < 0)
+		fd = open(dev, O_RDONLY | O_CLOEXEC);
+	return fd >= 0 && read(fd, &ns, sizeof(ns)) == sizeof(ns) ?
+	       CUDA_SUCCESS : 999;	/* CUDA_ERROR_UNKNOWN */
+}
+
 static CUresult fake_sync(void)
 {
 	struct fake_wait w = { .ns = fake_gpu_ns() };
 	const char *spin = getenv("FAKE_CUDA_SPIN");
 	pthread_t t;
 	uint64_t end;
+	int ret;
 
 	__atomic_add_fetch(&fake_calls, 1, __ATOMIC_RELAXED);
+	ret = fake_dev_sync();
+	if (ret >= 0)
+		return ret;
 	if (spin && *spin == '1') {
 		for (end = fake_now() + w.ns; fake_now() < end;)
 			;
