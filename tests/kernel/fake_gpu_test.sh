@@ -17,21 +17,7 @@ P=/sys/module/gpulat_fake_gpu/parameters
 DEV=/dev/gpulat_fake_gpu
 CALLS=50
 GPU_US=3000
-n=0
-fail=0
-
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); fail=1; echo "not ok $n $1"; }
-check() {
-	d=$1
-	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
-skip_all() {
-	echo "TAP version 13"
-	echo "1..0 # SKIP $1"
-	exit 4
-}
+. "${GPULAT_LIB:-/gpulat/lib}/tap.sh" || exit 1
 # json_num KEY LINE: the number KEY has in one line of JSON
 json_num() { echo "$2" | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
 # hardirqs IRQ: nvidia.hardirq samples on IRQ in the module's totals
