@@ -333,7 +333,8 @@ USER_GUEST_DYN := $(USER_GUEST_OUT)/dyn
 USER_GUEST_DYN_FILES := $(USER_GUEST_DYN)/gpulat \
 			$(USER_GUEST_DYN)/nvml/libnvidia-ml.so.1 \
 			$(USER_GUEST_DYN)/cuda/libcuda.so.1 \
-			$(USER_GUEST_DYN)/cuda/job
+			$(USER_GUEST_DYN)/cuda/job \
+			$(USER_GUEST_DYN)/cuda/offsets
 
 .PHONY: guest-dyn
 guest-dyn: $(USER_GUEST_DYN_FILES)
@@ -356,6 +357,18 @@ $(USER_GUEST_DYN)/cuda/libcuda.so.1: $(USER_CUDA_DOUBLE)
 $(USER_GUEST_DYN)/cuda/job: tests/cuda/job.c
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) -o $@ $<
+
+# The double's functions' file offsets as the tool finds them, for the
+# guest's uprobe test (tests/kernel/uprobe_test.sh)
+USER_CUDA_OFFSETS := $(USER_OUT)/cuda-offsets
+$(USER_CUDA_OFFSETS): tests/cuda/offsets.c $(USER_LIB)
+	$(USER_CC) $(USER_CPPFLAGS) $(USER_CFLAGS) -o $@ $^ $(USER_LDLIBS)
+
+$(USER_GUEST_DYN)/cuda/offsets: $(USER_GUEST_DYN)/cuda/libcuda.so.1 \
+				$(USER_CUDA_OFFSETS)
+	$(USER_CUDA_OFFSETS) $< cuStreamSynchronize cuEventSynchronize \
+		cuCtxSynchronize cuMemcpyDtoH_v2 cuMemcpyHtoD_v2 >$@.tmp
+	mv $@.tmp $@
 
 # The docs' tables made from the family table (scripts/gen-docs).
 GENDOC := $(USER_OUT)/gendoc
