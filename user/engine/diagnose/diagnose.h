@@ -251,6 +251,8 @@ int diag_rules_check(char *why, size_t len);
 const struct diag_item *diag_top_item(const struct diag_result *r,
 				      enum diag_layer l, size_t k);
 
+/* diag_read_file - @path's text, NUL-ended, in @buf; 0 or -errno */
+int diag_read_file(const char *path, char *buf, size_t len);
 /* diag_root - the folder read in place of / ($GPULAT_SYSROOT), or "" */
 const char *diag_root(void);
 

@@ -273,8 +273,6 @@ bool diag_is_kthread(int32_t pid);
  */
 void diag_advise_groups(struct diag_layer_res *L);
 
-/* diag_read_file - @path's text, NUL-ended, in @buf; 0 or -errno */
-int diag_read_file(const char *path, char *buf, size_t len);
 
 /* diag_cpus_text - "CPU 1", "CPUs 0,2,3", "CPUs 0,1,2,3 and 4 more" */
 const char *diag_cpus_text(char *buf, size_t len, const struct cpuset *cpus);

@@ -55,19 +55,11 @@ int drill_write(const char *path, const char *val)
 
 int drill_read(const char *path, char *buf, size_t len)
 {
-	ssize_t n;
-	int fd;
+	int ret = diag_read_file(path, buf, len);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
+	if (!ret)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ret;
 }
 
 bool drill_exists(const char *path)
