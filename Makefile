@@ -81,7 +81,7 @@ setup:
 
 # The series declaration (kmod/gpulat_series.h) is X-macro lists: as the
 # kernel's own code but for them.
-DECL_H := kmod/gpulat_series.h kmod/gpulat_tps.h
+DECL_H := kmod/gpulat_series.h kmod/gpulat_tps.h kmod/gpulat_cuda.h
 
 # bpf/ as the kernel's own code, but for macros that define programs
 # (GL_TP returns from the program it defines, as libbpf's BPF_PROG does),

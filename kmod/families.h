@@ -43,3 +43,6 @@ GPULAT_FAMILY(mm, GPULAT_FAM_MM, 10000, 0,
 /* samples the sched, block and mm probes trace already: not traced again */
 GPULAT_FAMILY(cgroup, GPULAT_FAM_CGROUP, 0, 0,
 	      (CGROUP, "cgroup", NONE, 1))
+/* a GPU job's waits in the CUDA driver library, per process */
+GPULAT_FAMILY(cuda, GPULAT_FAM_CUDA, 0, 0,
+	      (PID, "pid", NONE, 1))

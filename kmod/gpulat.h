@@ -356,6 +356,7 @@ struct gpulat_cgroup_req;
 struct dentry;
 long gpulat_cgroup_ioctl(struct gpulat_cgroup_req *r);
 void gpulat_cgroup_exit(void);
+long gpulat_cuda_ioctl(struct gpulat_cuda_req *r);
 void gpulat_cgroup_debugfs(struct dentry *dir);
 
 /* debugfs.c */

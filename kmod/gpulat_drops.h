@@ -61,4 +61,13 @@
 	[GPULAT_CG_KEYS_FULL] = "cgroup.keys_full", \
 }
 
+#define GPULAT_CUDA_DROP_NAMES { \
+	[GPULAT_CUDA_NO_SLOT] = "cuda.no_slot", \
+	[GPULAT_CUDA_NO_ENTRY] = "cuda.no_entry", \
+	[GPULAT_CUDA_NEGATIVE] = "cuda.negative", \
+	[GPULAT_CUDA_KEYS_FULL] = "cuda.keys_full", \
+	[GPULAT_CUDA_EXITED] = "cuda.exited", \
+	[GPULAT_CUDA_NESTED] = "cuda.nested", \
+}
+
 #endif /* _GPULAT_DROPS_H */

@@ -62,7 +62,11 @@
 	  "waits (kind=wakeup, preempt), block requests they "		\
 	  "started from the first event to completion "			\
 	  "(kind=block), memory cgroup reclaim "			\
-	  "(kind=memcg_reclaim)", 0)
+	  "(kind=memcg_reclaim)", 0)					\
+	M(CUDA, "gpulat_cuda_wait_seconds",				\
+	  "A GPU job's synchronising CUDA calls, per process: entry "	\
+	  "to return (part=call), split into GPU, driver, runq, "	\
+	  "preempted and return, or oncpu, preempted and other", 0)
 
 /* CPU-bound threads taking turns wait slices of ms: preempt counts half */
 #define GPULAT_DECL_SCHED(S)						\
@@ -199,6 +203,40 @@
 	  (CGROUP, 0, NULL), (MEMORY, 0, 0, 0, NULL),			\
 	  (CGROUP, "kind=\"memcg_reclaim\""))
 
+/*
+ * A GPU job's waits, per process (tgid).  Its parts count again what the
+ * sched and nvidia series count: a diagnosis reads them apart, as the
+ * job's own measure, and never sums them into a layer.
+ */
+#define GPULAT_CUDA_PART(S, id, name, what, layer, part)		\
+	S(cuda, id, name, what, (PID, 0, NULL), (layer, 0, 0, 0, NULL),	\
+	  (CUDA, "part=\"" part "\""))
+#define GPULAT_DECL_CUDA(S)						\
+	GPULAT_CUDA_PART(S, GPULAT_CUDA_CALL, "cuda.call",		\
+			 "uprobe entry -> uretprobe return",		\
+			 DRIVER, "call")				\
+	GPULAT_CUDA_PART(S, GPULAT_CUDA_GPU, "cuda.gpu",		\
+			 "entry -> the driver's hard IRQ behind the "	\
+			 "wakeup, less preemption", DRIVER, "gpu")	\
+	GPULAT_CUDA_PART(S, GPULAT_CUDA_DRIVER, "cuda.driver",		\
+			 "that hard IRQ's entry -> sched_waking by it, "	\
+			 "its IRQ thread or a driver kthread",		\
+			 DRIVER, "driver")				\
+	GPULAT_CUDA_PART(S, GPULAT_CUDA_RUNQ, "cuda.runq",		\
+			 "that sched_waking -> switch-in", SCHED, "runq") \
+	GPULAT_CUDA_PART(S, GPULAT_CUDA_PREEMPTED, "cuda.preempted",	\
+			 "switched out runnable -> switch-in, summed "	\
+			 "over the call", SCHED, "preempted")		\
+	GPULAT_CUDA_PART(S, GPULAT_CUDA_RETURN, "cuda.return",		\
+			 "that switch-in -> return, less preemption",	\
+			 DRIVER, "return")				\
+	GPULAT_CUDA_PART(S, GPULAT_CUDA_ONCPU, "cuda.oncpu",		\
+			 "entry -> return on CPU, no driver wakeup",	\
+			 DRIVER, "oncpu")				\
+	GPULAT_CUDA_PART(S, GPULAT_CUDA_OTHER, "cuda.other",		\
+			 "entry -> return off CPU, no driver wakeup, "	\
+			 "less preemption", SCHED, "other")
+
 /* Every series, family by family in families.h's order. */
 #define GPULAT_DECL_ALL(S)						\
 	GPULAT_DECL_SCHED(S)						\
@@ -208,6 +246,7 @@
 	GPULAT_DECL_SOFTIRQ(S)						\
 	GPULAT_DECL_NVIDIA(S)						\
 	GPULAT_DECL_MM(S)						\
-	GPULAT_DECL_CGROUP(S)
+	GPULAT_DECL_CGROUP(S)						\
+	GPULAT_DECL_CUDA(S)
 
 #endif /* _GPULAT_SERIES_H */

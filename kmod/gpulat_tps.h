@@ -103,6 +103,20 @@
 	T(NVIDIA, XID, "nvidia:nvidia_dev_xid", NULL, gl_nv_xid, DRIVER)
 
 /*
+ * The job's waits: its calls' entries and returns are uprobes on the
+ * library GPULAT_IOC_CUDA names, not tracepoints.  sched_waking, not
+ * sched_wakeup: only it runs in the waker's context (a wakeup of a task
+ * on another CPU may be traced there, from an IPI).
+ */
+#define GPULAT_TPS_CUDA(T)						\
+	T(CUDA, PEXIT, "sched_process_exit", cuda_probe_exit,		\
+	  gl_cuda_exit, ALWAYS)						\
+	T(CUDA, SWITCH, "sched_switch", GPULAT_TP_MUX, gl_cuda_switch,	\
+	  ALWAYS)							\
+	T(CUDA, WAKING, "sched_waking", cuda_probe_waking,		\
+	  gl_cuda_waking, ALWAYS)
+
+/*
  * Every family's, in families.h's order, as both sources list their
  * probes (the cgroup family hooks none of its own)
  */
@@ -113,6 +127,7 @@
 	GPULAT_TPS_IRQ(T)						\
 	GPULAT_TPS_SOFTIRQ(T)						\
 	GPULAT_TPS_NVIDIA(T)						\
-	GPULAT_TPS_MM(T)
+	GPULAT_TPS_MM(T)						\
+	GPULAT_TPS_CUDA(T)
 
 #endif /* _GPULAT_TPS_H */

@@ -177,6 +177,23 @@ static long gpulat_ioc_cgroup(void __user *uarg)
 	return gpulat_copy_out(uarg, &r, sizeof(r), usize);
 }
 
+static long gpulat_ioc_cuda(void __user *uarg)
+{
+	struct gpulat_cuda_req r;
+	u32 usize;
+	long ret;
+
+	ret = gpulat_copy_in(&r, sizeof(r), GPULAT_CUDA_SIZE_VER0, uarg,
+			     &usize);
+	if (ret)
+		return ret;
+	ret = gpulat_cuda_ioctl(&r);
+	if (ret)
+		return ret;
+	r.size = sizeof(r);
+	return gpulat_copy_out(uarg, &r, sizeof(r), usize);
+}
+
 static long gpulat_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
@@ -195,6 +212,8 @@ static long gpulat_ioctl(struct file *file, unsigned int cmd,
 		return gpulat_ioc_threshold(uarg);
 	case GPULAT_IOC_CGROUP:
 		return gpulat_ioc_cgroup(uarg);
+	case GPULAT_IOC_CUDA:
+		return gpulat_ioc_cuda(uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -18,6 +18,7 @@
 
 #include "gpulat.h"
 #include "mux.h"
+#include "probe_cuda.h"
 #include "probe_irq.h"
 #include "probe_nvidia.h"
 #include "probe_sched.h"
@@ -26,6 +27,7 @@ static DEFINE_STATIC_KEY_FALSE(mux_switch_sched);
 static DEFINE_STATIC_KEY_FALSE(mux_switch_nvidia);
 static DEFINE_STATIC_KEY_FALSE(mux_wakeup_sched);
 static DEFINE_STATIC_KEY_FALSE(mux_wakeup_nvidia);
+static DEFINE_STATIC_KEY_FALSE(mux_switch_cuda);
 
 static struct gpulat_mux mux_irq_entry, mux_irq_exit;
 
@@ -54,6 +56,13 @@ gpulat_mux_nv_wakeup(void *data, struct task_struct *p)
 	gpulat_nv_wakeup(p);
 }
 
+/* The cuda family's, out of line as the nvidia family's. */
+static noinline __noclone void
+gpulat_mux_cuda_switch(GPULAT_SCHED_SWITCH_ARGS)
+{
+	gpulat_cuda_switch(preempt, prev, next);
+}
+
 /*
  * sched_wakeup and sched_switch: the sched family, hooked by default on
  * the busiest tracepoints, inline; which families are on is in static
@@ -71,6 +80,8 @@ static void gpulat_mux_sched_switch(GPULAT_SCHED_SWITCH_ARGS)
 {
 	if (static_branch_likely(&mux_switch_sched))
 		gpulat_sched_switch(preempt, prev, next);
+	if (static_branch_unlikely(&mux_switch_cuda))
+		MUX_SCHED_SWITCH_CALL(gpulat_mux_cuda_switch);
 	if (static_branch_unlikely(&mux_switch_nvidia))
 		MUX_SCHED_SWITCH_CALL(gpulat_mux_nv_switch);
 }
@@ -139,6 +150,7 @@ static void gpulat_mux_irq_exit(void *data, int irq, struct irqaction *action,
 static struct static_key_false *const switch_keys[GPULAT_FAM_MAX] = {
 	[GPULAT_FAM_SCHED] = &mux_switch_sched,
 	[GPULAT_FAM_NVIDIA] = &mux_switch_nvidia,
+	[GPULAT_FAM_CUDA] = &mux_switch_cuda,
 };
 
 static struct static_key_false *const wakeup_keys[GPULAT_FAM_MAX] = {
@@ -148,7 +160,8 @@ static struct static_key_false *const wakeup_keys[GPULAT_FAM_MAX] = {
 
 static struct gpulat_mux mux_switch = {
 	.name = "sched_switch", .probe = gpulat_mux_sched_switch,
-	.fams = BIT(GPULAT_FAM_SCHED) | BIT(GPULAT_FAM_NVIDIA),
+	.fams = BIT(GPULAT_FAM_SCHED) | BIT(GPULAT_FAM_NVIDIA) |
+		BIT(GPULAT_FAM_CUDA),
 	.keys = switch_keys,
 };
 

@@ -115,6 +115,7 @@ static void nv_clear(struct gpulat_family *fam)
 	int cpu;
 
 	memset(gpulat_nv_st, 0, sizeof(*gpulat_nv_st) * NV_SET_SLOTS);
+	WRITE_ONCE(gpulat_nv_last_irq, 0);
 	for_each_possible_cpu(cpu)
 		per_cpu_ptr(gpulat_nv_pc, cpu)->irq_action = NULL;
 	/* no exit probe ran while off: a followed pid may be reused now */

@@ -88,6 +88,7 @@ struct gpulat_nv_pcpu {
 struct gpulat_nv_stamps {
 	u64 wake;
 	u64 run;
+	u64 irq;	/* IRQ thread: its last request's hard IRQ entry, ns */
 };
 
 /*
@@ -103,6 +104,7 @@ extern unsigned long gpulat_nv_filter[BITS_TO_LONGS(1 << NV_FILTER_BITS)];
 extern u64 *gpulat_nv_set;		/* [NV_SET_SLOTS] */
 extern struct gpulat_nv_stamps *gpulat_nv_st;	/* [NV_SET_SLOTS] */
 extern unsigned int gpulat_nv_set_used;	/* entries in use */
+extern u64 gpulat_nv_last_irq;		/* the last handler's entry, ns */
 
 /* probe_nvidia_set.c */
 bool gpulat_nv_set_add(pid_t pid, u64 kind, int idx);
@@ -370,6 +372,7 @@ static __always_inline void gpulat_nv_irq_entry(int irq,
 	pc->irq_action = action;
 	pc->irq_idx = v & NV_V_IDX_MASK;
 	pc->irq_ts = ktime_get_mono_fast_ns();
+	WRITE_ONCE(gpulat_nv_last_irq, pc->irq_ts);
 out:
 	local_irq_restore(flags);
 }
@@ -380,7 +383,7 @@ out:
  * request without a wakeup) or an earlier request is still waiting
  */
 static __always_inline void nv_thread_asked(const struct irqaction *action,
-					    u64 now)
+					    u64 irq_ts, u64 now)
 {
 	struct task_struct *t = READ_ONCE(action->thread);
 	u64 word;
@@ -389,7 +392,11 @@ static __always_inline void nv_thread_asked(const struct irqaction *action,
 	if (!t)
 		return;
 	i = nv_set_find(t->pid, &word);
-	if (i < 0 || READ_ONCE(gpulat_nv_st[i].run))
+	if (i < 0)
+		return;
+	/* the interrupt whose work the thread does next (the cuda family) */
+	WRITE_ONCE(gpulat_nv_st[i].irq, irq_ts);
+	if (READ_ONCE(gpulat_nv_st[i].run))
 		return;
 	cmpxchg(&gpulat_nv_st[i].wake, 0,
 		nv_stamp(now, word & GPULAT_PID_MASK));
@@ -428,9 +435,39 @@ static __always_inline void gpulat_nv_irq_exit(int irq,
 	else
 		nv_hardirq_file(pc->irq_idx, now, delta);
 	if (ret & IRQ_WAKE_THREAD)
-		nv_thread_asked(action, now);
+		nv_thread_asked(action, pc->irq_ts, now);
 out:
 	local_irq_restore(flags);
+}
+
+/*
+ * gpulat_nv_waker_irq - the entry time of the driver's hard IRQ behind a
+ * wakeup that the running context makes now, or 0 when the driver's
+ * interrupt path does not make it (or the family is off): its handler
+ * on this CPU; its IRQ thread, for the interrupt that asked for it; a
+ * driver kthread, for the driver's last interrupt
+ */
+static __always_inline u64 gpulat_nv_waker_irq(void)
+{
+	struct gpulat_nv_pcpu *pc;
+	u64 word;
+	int i;
+
+	if (!READ_ONCE(gpulat_nvidia_family.attached))
+		return 0;
+	if (hardirq_count()) {
+		pc = this_cpu_ptr(gpulat_nv_pc);
+		return READ_ONCE(pc->irq_action) ? pc->irq_ts : 0;
+	}
+	if (!READ_ONCE(gpulat_nv_set_used) || !current->pid)
+		return 0;
+	i = nv_set_find(current->pid, &word);
+	if (i < 0)
+		return 0;
+	/* irq/N-s-nvidia is not asked by an interrupt: the last one */
+	if (nv_kind(word) == NV_KIND_IRQ_THREAD)
+		return READ_ONCE(gpulat_nv_st[i].irq);
+	return READ_ONCE(gpulat_nv_last_irq);
 }
 
 #endif /* _GPULAT_KMOD_PROBE_NVIDIA_H */

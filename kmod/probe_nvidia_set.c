@@ -27,6 +27,7 @@ static u16 nv_filter_refs[1 << NV_FILTER_BITS];	/* followed pids per bit */
 u64 *gpulat_nv_set;
 struct gpulat_nv_stamps *gpulat_nv_st;
 unsigned int gpulat_nv_set_used;
+u64 gpulat_nv_last_irq;
 /* serialises set changes; innermost (the order: gpulat.h) */
 static DEFINE_RAW_SPINLOCK(nv_set_lock);
 
@@ -73,6 +74,7 @@ bool gpulat_nv_set_add(pid_t pid, u64 kind, int idx)
 	/* stamps of an earlier owner of the entry are cleared first */
 	WRITE_ONCE(gpulat_nv_st[b - gpulat_nv_set + i].wake, 0);
 	WRITE_ONCE(gpulat_nv_st[b - gpulat_nv_set + i].run, 0);
+	WRITE_ONCE(gpulat_nv_st[b - gpulat_nv_set + i].irq, 0);
 	nv_filter_refs[hash_32((u32)pid, NV_FILTER_BITS)]++;
 	WRITE_ONCE(*f, *f | bit);
 	/* filter bit and clear stamps before a probe can find the entry */

@@ -25,7 +25,7 @@
 
 #define MAX_ROWS	64
 #define MAX_CELLS	8
-#define CELL		512
+#define CELL		1024
 #define RULE_LINE \
 	"==================================================" \
 	"=================================================="

@@ -22,7 +22,7 @@
 
 /* A reader refuses a different major; minors only add. */
 #define GPULAT_ABI_MAJOR	1
-#define GPULAT_ABI_MINOR	4
+#define GPULAT_ABI_MINOR	5
 
 #define GPULAT_DEVICE_PATH	"/dev/gpulat"
 
@@ -51,6 +51,7 @@ enum gpulat_family_id {
 	GPULAT_FAM_NVIDIA	= 6,
 	GPULAT_FAM_MM		= 7,
 	GPULAT_FAM_CGROUP	= 8,	/* since ABI 1.3 */
+	GPULAT_FAM_CUDA		= 9,	/* since ABI 1.5 */
 	GPULAT_FAM_MAX,
 };
 
@@ -210,6 +211,40 @@ enum gpulat_cgroup_counter {
 	GPULAT_CG_KEYS_FULL	= 0,	/* a watched task's cgroup had no key left */
 };
 
+/*
+ * GPULAT_FAM_CUDA (since ABI 1.5): a GPU job's waits in the CUDA driver
+ * library's synchronising calls (GPULAT_IOC_CUDA hands the library and
+ * its functions' offsets over), one keyed series set per process (key:
+ * its tgid; key_name: its comm).  Only a thread's outermost call is
+ * timed.  A call woken by the NVIDIA driver's interrupt path (its hard
+ * IRQ, its irq/N-nvidia threads or kthreads) is split into GPU, DRIVER,
+ * RUNQ, PREEMPTED and RETURN, which add up to its CALL; any other call
+ * (spinning, or woken by something else) into ONCPU, PREEMPTED and OTHER.
+ * PREEMPTED is filed for every call, 0 included.
+ */
+enum gpulat_cuda_series {
+	GPULAT_CUDA_CALL	= 0,	/* entry -> return */
+	GPULAT_CUDA_GPU		= 1,	/* entry -> the NVIDIA interrupt */
+	GPULAT_CUDA_DRIVER	= 2,	/* that interrupt -> sched_waking */
+	GPULAT_CUDA_RUNQ	= 3,	/* that waking -> switch-in */
+	GPULAT_CUDA_PREEMPTED	= 4,	/* switched out runnable -> in, summed */
+	GPULAT_CUDA_RETURN	= 5,	/* that switch-in -> return */
+	GPULAT_CUDA_ONCPU	= 6,	/* not the driver's wakeup: on CPU */
+	GPULAT_CUDA_OTHER	= 7,	/* not the driver's wakeup: asleep */
+};
+
+enum gpulat_cuda_counter {
+	GPULAT_CUDA_NO_SLOT	= 0,	/* a call's thread found no free slot */
+	GPULAT_CUDA_NO_ENTRY	= 1,	/* a return without its entry */
+	GPULAT_CUDA_NEGATIVE	= 2,
+	GPULAT_CUDA_KEYS_FULL	= 3,	/* more processes than cuda_max_keys */
+	GPULAT_CUDA_EXITED	= 4,	/* a thread exited inside a call */
+	GPULAT_CUDA_NESTED	= 5,	/* a call inside a call, not timed */
+};
+
+/* Functions GPULAT_IOC_CUDA places probes on at most. */
+#define GPULAT_CUDA_FN_MAX	16
+
 /* Cgroups GPULAT_IOC_CGROUP watches at most at once. */
 #define GPULAT_CG_WATCH_MAX	8
 
@@ -315,6 +350,31 @@ struct gpulat_cgroup_req {
 #define GPULAT_CGROUP_SIZE_VER0		112
 
 /*
+ * GPULAT_IOC_CUDA (since ABI 1.5): the library the cuda family probes.
+ * Without flags, reads what is attached.  With GPULAT_CUDA_SET
+ * (CAP_SYS_ADMIN), detaches what was, then, when fd >= 0, places an
+ * entry and a return probe at each non-zero offset[i] of the regular file
+ * open at fd (offset[i]: the file offset of gpulat_cuda.h's function i).
+ * Probes cover every process that maps that inode, containers included.
+ * They last until the next SET or unload.  Returns 0, or -EINVAL (size,
+ * flags, pad, an offset past the file), -EBADF, -ENOENT (the family is
+ * off), or the errno of a failed placement (nothing is left attached).
+ */
+#define GPULAT_CUDA_SET		0x1
+
+struct gpulat_cuda_req {
+	__u32 size;		/* in: sizeof(struct gpulat_cuda_req) */
+	__u32 flags;		/* in: 0 or GPULAT_CUDA_SET */
+	__s32 fd;		/* in with SET: the library, or -1: none */
+	__u32 nr;		/* out: probes placed (functions) */
+	__u64 ino;		/* out: the attached inode, 0: none */
+	__u64 dev;		/* out: its device (new_encode_dev) */
+	__u64 offset[GPULAT_CUDA_FN_MAX];	/* in with SET; out */
+};
+
+#define GPULAT_CUDA_SIZE_VER0		160
+
+/*
  * The size encoded in a command number is frozen at the first version of
  * its struct: a struct that grows keeps its command, and its own size
  * field tells the module how much the caller passed.
@@ -332,6 +392,8 @@ struct gpulat_cgroup_req {
 				     0x04, GPULAT_THRESHOLD_SIZE_VER0)
 #define GPULAT_IOC_CGROUP	_IOC(_IOC_READ | _IOC_WRITE, GPULAT_IOC_MAGIC, \
 				     0x05, GPULAT_CGROUP_SIZE_VER0)
+#define GPULAT_IOC_CUDA		_IOC(_IOC_READ | _IOC_WRITE, GPULAT_IOC_MAGIC, \
+				     0x06, GPULAT_CUDA_SIZE_VER0)
 
 /* --- The snapshot blob ------------------------------------------------- */
 

@@ -33,7 +33,7 @@ TEST(every_command_is_whole)
 		ASSERT_NE(NULL, strstr(c->usage, head));
 		n++;
 	}
-	ASSERT_EQ(14, n);
+	ASSERT_EQ(15, n);
 	/* the command words with a dash */
 	ASSERT_EQ(GPULAT_CMD_WATCH_CGROUP, gpulat_command_lookup("watch-cgroup"));
 	ASSERT_EQ(GPULAT_ARGS_CGROUPS, cmd_watch_cgroup.args);

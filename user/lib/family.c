@@ -57,6 +57,7 @@ static const struct gl_series_info mm_series[] = { GPULAT_DECL_MM(ROW) };
 static const struct gl_series_info cgroup_series[] = {
 	GPULAT_DECL_CGROUP(ROW)
 };
+static const struct gl_series_info cuda_series[] = { GPULAT_DECL_CUDA(ROW) };
 
 /* A families.h row, its series gpulat_series.h's GPULAT_DECL_<NAME>(). */
 #define FAMILY(name_, id_, threshold_us, keeps, tool) \
