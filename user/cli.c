@@ -399,6 +399,30 @@ static int cli_drill_arg(struct gpulat_opts *o, const char *arg, int *nr,
 	return 0;
 }
 
+/* cli_cuda_arg - gpulat cuda [status | attach [LIBRARY] | detach] */
+static int cli_cuda_arg(struct gpulat_opts *o, const char *arg, int *nr,
+			const char *cmd, FILE *err)
+{
+	static const char *const ops[] = { "status", "attach", "detach" };
+	unsigned int i;
+
+	if (*nr == 1 && o->cuda_op == GPULAT_CUDA_ATTACH && arg[0]) {
+		o->cuda_lib = arg;
+		(*nr)++;
+		return 0;
+	}
+	if ((*nr)++)
+		return cli_error(err, cmd, "unexpected argument '%s'", arg);
+	for (i = 0; i < ARRAY_SIZE(ops); i++)
+		if (!strcmp(arg, ops[i])) {
+			o->cuda_op = i;
+			return 0;
+		}
+	return cli_error(err, cmd,
+			 "unknown action '%s' (status, attach [LIBRARY], detach)",
+			 arg);
+}
+
 /* cli_drill_check - what gpulat drill needs of its options */
 static int cli_drill_check(struct gpulat_opts *o, int nr, const char *cmd,
 			   FILE *err)
@@ -588,6 +612,9 @@ static int cli_parse_cmd(int argc, char **argv, struct gpulat_opts *o,
 			break;
 		case GPULAT_ARGS_DRILL:
 			ret = cli_drill_arg(o, argv[optind], &nr_num, cmd, err);
+			break;
+		case GPULAT_ARGS_CUDA:
+			ret = cli_cuda_arg(o, argv[optind], &nr_num, cmd, err);
 			break;
 		default:
 			ret = cli_error(err, cmd, "unexpected argument '%s'",

@@ -50,7 +50,8 @@ enum gpulat_exit {
 	X(DETACH, detach) \
 	X(SERVE, serve) \
 	X(WATCH_CGROUP, watch_cgroup) \
-	X(DRILL, drill)
+	X(DRILL, drill) \
+	X(CUDA, cuda)
 
 enum gpulat_cmd {
 	GPULAT_CMD_NONE,
@@ -71,6 +72,7 @@ enum gpulat_args {
 	GPULAT_ARGS_HIST,	/* [FAMILY...] [INTERVAL [COUNT]] */
 	GPULAT_ARGS_CGROUPS,	/* PATH..., 1 to GPULAT_CG_WATCH_MAX */
 	GPULAT_ARGS_DRILL,	/* cpu|disk|net|irq|clean, exactly one (drill) */
+	GPULAT_ARGS_CUDA,	/* [status | attach [LIBRARY] | detach] (cuda) */
 };
 
 /* One command: what dispatch, help and parsing need of it. */
@@ -177,6 +179,10 @@ struct gpulat_opts {
 	const char *cgroups[GPULAT_CG_WATCH_MAX];
 	size_t nr_cgroups;
 	const char *cgroup;
+	/* cuda: its action, and attach's library (NULL: found) */
+	enum { GPULAT_CUDA_STATUS, GPULAT_CUDA_ATTACH, GPULAT_CUDA_DETACH }
+		cuda_op;
+	const char *cuda_lib;
 	/* drill: its kind (enum drill_kind), --target, --force */
 	int drill;
 	const char *target;

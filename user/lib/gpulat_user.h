@@ -140,6 +140,9 @@ int gl_threshold(int fd, uint32_t family, bool set, uint64_t *ns);
 struct gl_cgroup_watch;
 int gl_cgroup_set(int fd, const struct gl_cgroup_watch *w, unsigned int n);
 int gl_cgroup_get(int fd, uint64_t *ids, unsigned int *n);
+/* gl_cuda_set, gl_cuda_get - the module's probed CUDA library */
+int gl_cuda_set(int fd, const struct gl_cudalib *lib);
+int gl_cuda_get(int fd, struct gl_cuda_attached *a);
 
 /* One decoded trace record, normalized to this tool's layout. */
 struct gl_trace_rec {

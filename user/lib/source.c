@@ -259,6 +259,20 @@ int gl_source_cgroup_get(struct gl_source *src, uint64_t *ids,
 	return gl_cgroup_get(src->fd, ids, n);
 }
 
+int gl_source_cuda_set(struct gl_source *src, const struct gl_cudalib *lib)
+{
+	if (src->kind == GL_SOURCE_BPF)
+		return -EOPNOTSUPP;	/* it attaches what it finds at load */
+	return gl_cuda_set(src->fd, lib);
+}
+
+int gl_source_cuda_get(struct gl_source *src, struct gl_cuda_attached *a)
+{
+	if (src->kind == GL_SOURCE_BPF)
+		return -EOPNOTSUPP;
+	return gl_cuda_get(src->fd, a);
+}
+
 int gl_source_poll_fd(struct gl_source *src)
 {
 	if (src->kind == GL_SOURCE_BPF)

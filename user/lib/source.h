@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "uapi/gpulat.h"
+
 struct gl_snapshot;
 struct gl_source;
 
@@ -123,6 +125,21 @@ int gl_source_cgroup_set(struct gl_source *src,
 /* gl_source_cgroup_get - the watched ids into @ids[GPULAT_CG_WATCH_MAX] */
 int gl_source_cgroup_get(struct gl_source *src, uint64_t *ids,
 			 unsigned int *n);
+
+/*
+ * The library the cuda family probes (GPULAT_IOC_CUDA): @lib's file and
+ * offsets, or NULL: none.  The module keeps it until the next set or its
+ * unload; the BPF source attaches the library it finds at load.
+ */
+struct gl_cudalib;
+struct gl_cuda_attached {
+	uint64_t ino, dev;		/* the library's inode; 0: none */
+	unsigned int nr;		/* functions probed */
+	uint64_t offset[GPULAT_CUDA_FN_MAX];	/* 0: not probed */
+};
+
+int gl_source_cuda_set(struct gl_source *src, const struct gl_cudalib *lib);
+int gl_source_cuda_get(struct gl_source *src, struct gl_cuda_attached *a);
 
 /*
  * The outlier trace.  gl_source_poll_fd() is the file to poll for
