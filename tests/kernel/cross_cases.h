@@ -21,6 +21,7 @@
 #define CROSS_CASE_nvidia	"nvidia_irq_test: hardirq_threads_kthread_known_counts"
 #define CROSS_CASE_mm		"mm_test: every case; bpf_cross_test: memcg_reclaim_page_cache"
 #define CROSS_CASE_cgroup	"bpf_cross_test: cgroup_contended_cpu"
+#define CROSS_CASE_cuda		"cuda_test: every case"
 
 /* By family id: NULL for 0, which is no family. */
 static const char *const cross_cases[] = {
