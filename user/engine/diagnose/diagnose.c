@@ -448,6 +448,8 @@ int diag_analyze_gpu(const struct watch *w, const struct diag_tasks *used,
 	diag_root_cause(r);
 	diag_advise_all(r, w);
 	ret = diag_cgroups(r, w);
+	if (!ret)
+		ret = diag_jobs(r, w);
 	if (!ret && gpu)
 		ret = diag_gpu(r, gpu);
 	if (ret) {

@@ -138,6 +138,17 @@ struct diag_layer_res {
 	unsigned int rank;
 };
 
+/* One GPU job's waits in the window (diagnose_jobs.c). */
+#define DIAG_MAX_JOBS		4
+#define DIAG_JOB_PARTS		(GPULAT_CUDA_OTHER + 1)
+struct diag_job {
+	int32_t tgid;
+	char comm[GPULAT_NAME_LEN];
+	uint64_t p50, p99;			/* of its calls */
+	uint64_t count[DIAG_JOB_PARTS];	/* by series id */
+	uint64_t sum[DIAG_JOB_PARTS];
+};
+
 struct diag_result {
 	double duration_s;
 	char kernel[65];
@@ -162,6 +173,9 @@ struct diag_result {
 	struct diag_cg_layer *cg;
 	/* the GPU side (diagnose_gpu.c); NULL: not sampled */
 	struct diag_gpu_res *gpu;
+	/* the GPU jobs' waits, most host share first (diagnose_jobs.c) */
+	struct diag_job jobs[DIAG_MAX_JOBS];
+	size_t nr_jobs, nr_jobs_seen;
 };
 
 /* The Xid codes, by what they mean for the layer. */
@@ -279,6 +293,12 @@ const char *diag_cpus_text(char *buf, size_t len, const struct cpuset *cpus);
 /* diag_culprit_doing - "held CPU 1 in 95% of the outlier waits" */
 const char *diag_culprit_doing(char *buf, size_t len,
 			       const struct diag_culprit *c);
+/* --- diagnose_jobs.c: the GPU jobs' own waits --------------------------- */
+
+int diag_jobs(struct diag_result *r, const struct watch *w);
+void diag_jobs_print(FILE *f, const struct diag_result *r);
+void diag_jobs_json(struct json *j, const struct diag_result *r);
+
 /* diag_score_text - "812ms" (per second watched) */
 const char *diag_score_text(char *buf, size_t len, double score);
 

@@ -367,6 +367,7 @@ void diag_print_text(FILE *f, const struct diag_result *r)
 	}
 	/* the operators' first question is the GPU's: its answer first */
 	diag_gpu_print(f, r);
+	diag_jobs_print(f, r);
 	for (i = 0; i < DIAG_NR_LAYERS; i++) {
 		fputc('\n', f);
 		diag_print_layer(f, r, r->rank[i]);
@@ -598,6 +599,7 @@ void diag_print_json(FILE *f, const struct diag_result *r)
 		diag_json_layer(&j, r, r->rank[i]);
 	json_array_end(&j);
 	diag_gpu_json(&j, r);
+	diag_jobs_json(&j, r);
 	json_object_end(&j);
 	json_end(&j);
 }
