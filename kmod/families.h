@@ -45,4 +45,4 @@ GPULAT_FAMILY(cgroup, GPULAT_FAM_CGROUP, 0, 0,
 	      (CGROUP, "cgroup", NONE, 1))
 /* a GPU job's waits in the CUDA driver library, per process */
 GPULAT_FAMILY(cuda, GPULAT_FAM_CUDA, 0, 0,
-	      (PID, "pid", NONE, 1))
+	      (PROCESS, "pid", NONE, 1))

@@ -209,7 +209,7 @@
  * job's own measure, and never sums them into a layer.
  */
 #define GPULAT_CUDA_PART(S, id, name, what, layer, part)		\
-	S(cuda, id, name, what, (PID, 0, NULL), (layer, 0, 0, 0, NULL),	\
+	S(cuda, id, name, what, (PROCESS, 0, NULL), (layer, 0, 0, 0, NULL), \
 	  (CUDA, "part=\"" part "\""))
 #define GPULAT_DECL_CUDA(S)						\
 	GPULAT_CUDA_PART(S, GPULAT_CUDA_CALL, "cuda.call",		\

@@ -49,7 +49,7 @@ static const char *const key_per[] = {
 	[GL_KEY_NONE] = "CPU", [GL_KEY_DISK] = "disk",
 	[GL_KEY_NETDEV] = "network device", [GL_KEY_IRQ] = "IRQ handler",
 	[GL_KEY_PID] = "thread", [GL_KEY_VECTOR] = "CPU and vector",
-	[GL_KEY_CGROUP] = "cgroup",
+	[GL_KEY_CGROUP] = "cgroup", [GL_KEY_PROCESS] = "process",
 };
 
 static void die(const char *what)
@@ -213,7 +213,7 @@ static void family_names(char *out, uint32_t fam, const struct row *like,
 
 static void family_per(char *out, uint32_t fam)
 {
-	bool seen[GL_KEY_CGROUP + 1] = { false };
+	bool seen[GL_KEY_PROCESS + 1] = { false };
 	unsigned int r;
 
 	out[0] = '\0';

@@ -92,6 +92,8 @@ TEST(key_kinds)
 	ASSERT_EQ(GL_KEY_PID, gl_key_kind(GPULAT_FAM_NVIDIA,
 					  GPULAT_NV_KTHREAD_WAKE));
 	ASSERT_EQ(GL_KEY_NONE, gl_key_kind(GPULAT_FAM_NVIDIA, 4));
+	ASSERT_EQ(GL_KEY_PROCESS, gl_key_kind(GPULAT_FAM_CUDA,
+					      GPULAT_CUDA_OTHER));
 	ASSERT_EQ(GL_KEY_NONE, gl_key_kind(99, 0));
 	ASSERT_STREQ("NET_RX", gl_vector_info(3)->name);
 	ASSERT_EQ(GPULAT_FAM_NET, gl_vector_info(2)->also_family);

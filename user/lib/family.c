@@ -219,6 +219,7 @@ const char *gl_key_text(char *buf, size_t len, const struct gpulat_series *sr)
 			 name);
 		break;
 	case GL_KEY_PID:
+	case GL_KEY_PROCESS:
 		snprintf(raw, sizeof(raw), "pid %llu%s%s", key,
 			 named ? " " : "", name);
 		break;

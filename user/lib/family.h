@@ -42,6 +42,7 @@ enum gl_key_kind {
 	GL_KEY_PID,	/* a kthread's pid: "pid 4242 NAME" */
 	GL_KEY_VECTOR,	/* softirq vector: "NET_RX", "vector 9" unnamed */
 	GL_KEY_CGROUP,	/* cgroup (v2) id: its path, "cgroup 4242" unknown */
+	GL_KEY_PROCESS,	/* a process's tgid: "pid 4242 NAME" */
 };
 
 /*

@@ -93,7 +93,8 @@ int diag_jobs(struct diag_result *r, const struct watch *w)
 		qsort(all, nr, sizeof(*all), job_cmp);
 	r->nr_jobs_seen = nr;
 	r->nr_jobs = nr < DIAG_MAX_JOBS ? nr : DIAG_MAX_JOBS;
-	memcpy(r->jobs, all, r->nr_jobs * sizeof(*all));
+	if (nr)
+		memcpy(r->jobs, all, r->nr_jobs * sizeof(*all));
 	free(all);
 	return 0;
 }

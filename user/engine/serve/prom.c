@@ -274,6 +274,12 @@ static void prom_key_labels(const struct prom_state *p,
 				 (unsigned long long)sr->key);
 		snprintf(buf, len, "thread=\"%s\"", other ? PROM_OTHER : name);
 		return;
+	case GL_KEY_PROCESS:
+		/* two jobs may share a name: the pid tells them apart */
+		snprintf(key, sizeof(key), "%llu", (unsigned long long)sr->key);
+		snprintf(buf, len, "process=\"%s\",pid=\"%s\"",
+			 other ? PROM_OTHER : name, other ? PROM_OTHER : key);
+		return;
 	case GL_KEY_CGROUP: {
 		char cg[256];
 
