@@ -215,6 +215,7 @@ check-debug: guest
 bench:
 	@set -e; for k in $(KERNELS); do scripts/bench --kernel $$k; done
 	$(MAKE) bench-host
+	scripts/bench-cuda $(foreach k,$(KERNELS),--kernel $(k))
 
 # The BPF source beside libbpf-tools on this machine's running kernel.
 bench-host: user
@@ -224,6 +225,7 @@ bench-host: user
 bench-quick:
 	scripts/bench --quick
 	scripts/bench-serve --quick
+	scripts/bench-cuda --quick
 
 # serve's user-space cost per tick at 2 to 224 CPUs, natively on this
 # host, from a snapshot of it (Documentation/overhead.rst, "Scale").
