@@ -357,8 +357,9 @@ struct gpulat_cgroup_req {
  * open at fd (offset[i]: the file offset of gpulat_cuda.h's function i).
  * Probes cover every process that maps that inode, containers included.
  * They last until the next SET or unload.  Returns 0, or -EINVAL (size,
- * flags, pad, an offset past the file), -EBADF, -ENOENT (the family is
- * off), or the errno of a failed placement (nothing is left attached).
+ * flags, not a regular file, an offset past its end), -EPERM, -EBADF,
+ * -ENOENT (the family was never set up: cuda=0), -ENOMEM, or the errno
+ * of a failed placement (nothing is left attached).
  */
 #define GPULAT_CUDA_SET		0x1
 

@@ -559,8 +559,31 @@ void status_print_json(FILE *f, const struct gl_snapshot *s,
 }
 
 /* status_run - gpulat status */
+/*
+ * status_text_cuda - what the cuda family probes, and what that costs
+ * the jobs; the errno of the query when the source cannot say
+ */
+static void status_text_cuda(FILE *f, int err, const struct gl_cuda_attached *a)
+{
+	if (err == -EOPNOTSUPP || err == -ENOTTY || err == -ENOENT)
+		return;		/* the BPF source's state says; an older module */
+	if (err) {
+		fprintf(f, "cuda: cannot say what is probed: %s\n",
+			strerror(-err));
+		return;
+	}
+	if (!a->ino) {
+		fprintf(f, "cuda: no CUDA library probed, no cost (gpulat cuda attach)\n");
+		return;
+	}
+	fprintf(f, "cuda: %u functions of inode %llu probed; each of their calls costs the job two uprobe traps (gpulat cuda)\n",
+		a->nr, (unsigned long long)a->ino);
+}
+
 int status_run(const struct gpulat_opts *o)
 {
+	struct gl_cuda_attached cuda = { 0 };
+	int cuda_err = -ENOENT;
 	struct view v = { .families = o->families };
 	struct gl_snapshot *s = NULL;
 	char kernel[128], msg[256], desc[160], held[GPULAT_FAM_MAX][160];
@@ -592,6 +615,7 @@ int status_run(const struct gpulat_opts *o)
 			v.held[f] = gl_source_family_held(src, f, held[f],
 							  sizeof(held[f]));
 		ret = gl_source_snapshot(src, &s, msg, sizeof(msg));
+		cuda_err = gl_source_cuda_get(src, &cuda);
 		gl_source_close(src);
 		if (ret) {
 			fprintf(stderr, "gpulat: %s\n", msg);
@@ -602,6 +626,8 @@ int status_run(const struct gpulat_opts *o)
 		status_print_json(stdout, s, &v);
 	} else {
 		status_print_text(stdout, s, &v);
+		if (!o->input && view_wants_family(&v, GPULAT_FAM_CUDA))
+			status_text_cuda(stdout, cuda_err, &cuda);
 		status_text_left(stdout);
 	}
 	gl_snapshot_free(s);
