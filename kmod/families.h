@@ -43,6 +43,9 @@ GPULAT_FAMILY(mm, GPULAT_FAM_MM, 10000, 0,
 /* samples the sched, block and mm probes trace already: not traced again */
 GPULAT_FAMILY(cgroup, GPULAT_FAM_CGROUP, 0, 0,
 	      (CGROUP, "cgroup", NONE, 1))
-/* a GPU job's waits in the CUDA driver library, per process */
-GPULAT_FAMILY(cuda, GPULAT_FAM_CUDA, 0, 0,
+/*
+ * a GPU job's waits in the CUDA driver library, per process; its
+ * threshold is on the host's share of a call, not the call
+ */
+GPULAT_FAMILY(cuda, GPULAT_FAM_CUDA, 1000, 0,
 	      (PROCESS, "pid", NONE, 1))

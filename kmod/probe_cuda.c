@@ -41,6 +41,7 @@
 #include "gpulat.h"
 #include "gpulat_drops.h"
 #include "probe_cuda.h"
+#include "trace.h"
 #include "compat/uprobe.h"
 
 struct gpulat_cuda_pcpu __percpu *gpulat_cuda_pc;
@@ -144,11 +145,64 @@ static void cuda_file(u32 idx, unsigned int series, s64 ns)
 	gpulat_ghist_record(gpulat_key_hist(&cuda_keyed, idx, series), ns);
 }
 
+/*
+ * cuda_file_all - file a call's @parts (the driver's wakeup ended it, or
+ * not: @woken; @in the switch-in that ended its run queue wait); when
+ * the host's share is over the family's threshold,
+ * trace each part that is not 0, the call first, each at its end event.
+ * The run queue wait was on the CPU of its switch-in: if the thread is
+ * still there, who held it then is named.  Who held the CPU of the IRQ
+ * thread is the nvidia family's record of that wakeup.
+ */
+static void cuda_file_all(const struct gpulat_cuda_call *c, const s64 *parts,
+			  bool woken, u64 in, u64 now)
+{
+	static const u8 woken_ids[] = {
+		GPULAT_CUDA_CALL, GPULAT_CUDA_GPU, GPULAT_CUDA_DRIVER,
+		GPULAT_CUDA_RUNQ, GPULAT_CUDA_PREEMPTED, GPULAT_CUDA_RETURN,
+	};
+	static const u8 other_ids[] = {
+		GPULAT_CUDA_CALL, GPULAT_CUDA_ONCPU, GPULAT_CUDA_PREEMPTED,
+		GPULAT_CUDA_OTHER,
+	};
+	const u8 *ids = woken ? woken_ids : other_ids;
+	unsigned int i, n = woken ? ARRAY_SIZE(woken_ids) :
+				    ARRAY_SIZE(other_ids);
+	u64 key = cuda_keyed.keys[c->idx].key, host;
+
+	for (i = 0; i < n; i++)
+		cuda_file(c->idx, ids[i], parts[ids[i]]);
+	host = woken ? parts[GPULAT_CUDA_DRIVER] + parts[GPULAT_CUDA_RUNQ] +
+		       parts[GPULAT_CUDA_PREEMPTED] + parts[GPULAT_CUDA_RETURN] :
+		       parts[GPULAT_CUDA_PREEMPTED];
+	if (!gpulat_trace_over(GPULAT_FAM_CUDA, host))
+		return;
+	for (i = 0; i < n; i++) {
+		unsigned int id = ids[i], flags = 0;
+		u64 end = now;
+
+		if (!parts[id])
+			continue;
+		/* each record at its part's end event */
+		if (id == GPULAT_CUDA_GPU)
+			end = c->irq;
+		else if (id == GPULAT_CUDA_DRIVER)
+			end = c->wake;
+		else if (id == GPULAT_CUDA_RUNQ)
+			end = in;
+		if (id == GPULAT_CUDA_RUNQ && c->in_cpu == smp_processor_id())
+			flags = GPULAT_OUT_CPU_WAIT;
+		gpulat_trace_sample(GPULAT_FAM_CUDA, id, key, end, parts[id],
+				    current, 0, flags);
+	}
+}
+
 /* cuda_split - file call @c, returning at @now */
 static void cuda_split(const struct gpulat_cuda_call *c, u64 now)
 {
 	u64 wake = READ_ONCE(c->wake), irq = c->irq, in = c->in;
 	s64 call = now - c->entry, pre = c->pre, oncpu, before, after;
+	s64 parts[CUDA_NR_SERIES] = { 0 };
 
 	if (c->idx == NV_NOKEY) {
 		cuda_count(GPULAT_CUDA_KEYS_FULL);
@@ -166,22 +220,24 @@ static void cuda_split(const struct gpulat_cuda_call *c, u64 now)
 			cuda_count(GPULAT_CUDA_NEGATIVE);
 			return;
 		}
-		cuda_file(c->idx, GPULAT_CUDA_CALL, call);
-		cuda_file(c->idx, GPULAT_CUDA_GPU, irq - c->entry - before);
-		cuda_file(c->idx, GPULAT_CUDA_DRIVER, wake - irq);
-		cuda_file(c->idx, GPULAT_CUDA_RUNQ, in - wake);
-		cuda_file(c->idx, GPULAT_CUDA_PREEMPTED, before + after);
-		cuda_file(c->idx, GPULAT_CUDA_RETURN, now - in - after);
+		parts[GPULAT_CUDA_CALL] = call;
+		parts[GPULAT_CUDA_GPU] = irq - c->entry - before;
+		parts[GPULAT_CUDA_DRIVER] = wake - irq;
+		parts[GPULAT_CUDA_RUNQ] = in - wake;
+		parts[GPULAT_CUDA_PREEMPTED] = before + after;
+		parts[GPULAT_CUDA_RETURN] = now - in - after;
+		cuda_file_all(c, parts, true, in, now);
 		return;
 	}
 	if (call < 0 || oncpu < 0 || oncpu + pre > call) {
 		cuda_count(GPULAT_CUDA_NEGATIVE);
 		return;
 	}
-	cuda_file(c->idx, GPULAT_CUDA_CALL, call);
-	cuda_file(c->idx, GPULAT_CUDA_ONCPU, oncpu);
-	cuda_file(c->idx, GPULAT_CUDA_PREEMPTED, pre);
-	cuda_file(c->idx, GPULAT_CUDA_OTHER, call - oncpu - pre);
+	parts[GPULAT_CUDA_CALL] = call;
+	parts[GPULAT_CUDA_ONCPU] = oncpu;
+	parts[GPULAT_CUDA_PREEMPTED] = pre;
+	parts[GPULAT_CUDA_OTHER] = call - oncpu - pre;
+	cuda_file_all(c, parts, false, 0, now);
 }
 
 static int cuda_return(struct uprobe_consumer *uc, unsigned long func,

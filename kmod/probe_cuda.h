@@ -38,6 +38,8 @@ struct gpulat_cuda_pcpu {
 	u64 counters[CUDA_NR_COUNTERS];
 };
 
+#define CUDA_NR_SERIES		(GPULAT_CUDA_OTHER + 1)
+
 /* Threads inside a call at once: 8 ways of 128 buckets. */
 #define CUDA_WAYS		8
 #define CUDA_BUCKET_BITS	7
@@ -57,6 +59,8 @@ struct gpulat_cuda_call {
 	u64 in;			/* its first switch-in after that wakeup */
 	u32 depth;		/* calls inside the outermost, it included */
 	u32 idx;		/* its process's key index, or NV_NOKEY */
+	u32 in_cpu;		/* the CPU of that switch-in */
+	u32 pad;
 };
 
 extern struct gpulat_cuda_pcpu __percpu *gpulat_cuda_pc;
@@ -114,6 +118,7 @@ static __always_inline void gpulat_cuda_switch(bool preempt,
 		 * to sleep: what came before the interrupt is in pre_part
 		 */
 		c->in = now;
+		c->in_cpu = smp_processor_id();
 		if (c->off < c->wake)
 			c->off = 0;
 	}
