@@ -375,3 +375,4 @@ GENDOC := $(USER_OUT)/gendoc
 $(GENDOC): scripts/gendoc.c $(USER_TOOL_LIB) $(USER_LIB)
 	$(USER_CC) $(USER_CPPFLAGS) $(USER_CFLAGS) -o $@ $^ $(USER_LDLIBS) \
 		$(USER_HTTP_LDLIBS)
+include tests/cuda/cuda.mk
