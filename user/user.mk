@@ -318,7 +318,7 @@ $(USER_CUDA_DOUBLE): tests/cuda/fake_cuda.c
 	$(USER_CC) $(USER_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 \
 		-o $@ $< -pthread
 
-$(USER_UNIT_OUT)/test_elfsym: | $(USER_CUDA_DOUBLE)
+$(USER_UNIT_OUT)/test_elfsym $(USER_UNIT_OUT)/test_cudalib: | $(USER_CUDA_DOUBLE)
 
 # The static guest tool cannot load libraries: it states NVML as absent.
 $(USER_GUEST_OBJ)/engine/nvml/nvml.o: USER_CFLAGS += -DGPULAT_NO_DLOPEN

@@ -37,31 +37,62 @@ static const char *const std_dirs[] = {
 	"/usr/local/nvidia/lib", "/usr/lib/wsl/lib",
 };
 
+/* GPULAT_SYSROOT: the folder read in place of / (the tests' fake roots) */
+static const char *sysroot(void)
+{
+	const char *root = getenv("GPULAT_SYSROOT");
+
+	return root ? root : "";
+}
+
 static int try_dir(const char *dir, char *path, size_t size)
 {
 	struct stat st;
-	int n = snprintf(path, size, "%s/%s", dir, GPULAT_CUDA_LIB);
+	int n = snprintf(path, size, "%s%s/%s", sysroot(), dir,
+			 GPULAT_CUDA_LIB);
 
 	return n > 0 && (size_t)n < size && !stat(path, &st) &&
 	       S_ISREG(st.st_mode);
 }
 
-/* the absolute directories listed in one ld.so.conf file */
+int gl_ldconf_next(const char **text, char *dir, size_t len)
+{
+	const char *p = *text;
+
+	while (*p) {
+		const char *line = p, *end = p + strcspn(p, "\n");
+		size_t n = strcspn(line, " \t\r\n#");
+
+		p = *end ? end + 1 : end;
+		/* an absolute folder; include lines and the rest skipped */
+		if (line[0] == '/' && n < len) {
+			memcpy(dir, line, n);
+			dir[n] = '\0';
+			*text = p;
+			return 1;
+		}
+	}
+	*text = p;
+	return 0;
+}
+
+/* the folders one ld.so.conf file lists, in order */
 static int try_conf(const char *file, char *path, size_t size)
 {
-	char line[512];
+	char text[8192], dir[PATH_MAX];
+	const char *t = text;
 	FILE *f = fopen(file, "re");
-	int found = 0;
+	size_t n;
 
 	if (!f)
 		return 0;
-	while (!found && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, " \t\r\n#")] = '\0';
-		if (line[0] == '/')
-			found = try_dir(line, path, size);
-	}
+	n = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
-	return found;
+	text[n] = '\0';
+	while (gl_ldconf_next(&t, dir, sizeof(dir)))
+		if (try_dir(dir, path, size))
+			return 1;
+	return 0;
 }
 
 static int conf_cmp(const struct dirent **a, const struct dirent **b)
@@ -71,16 +102,17 @@ static int conf_cmp(const struct dirent **a, const struct dirent **b)
 
 static int try_conf_dir(char *path, size_t size)
 {
+	char dirname[PATH_MAX], file[PATH_MAX];
 	struct dirent **ents;
-	char file[PATH_MAX];
 	int n, i, found = 0;
 
-	n = scandir("/etc/ld.so.conf.d", &ents, NULL, conf_cmp);
+	snprintf(dirname, sizeof(dirname), "%s/etc/ld.so.conf.d", sysroot());
+	n = scandir(dirname, &ents, NULL, conf_cmp);
 	for (i = 0; i < n; i++) {
 		size_t l = strlen(ents[i]->d_name);
 
 		if (!found && l > 5 && !strcmp(ents[i]->d_name + l - 5, ".conf") &&
-		    snprintf(file, sizeof(file), "/etc/ld.so.conf.d/%s",
+		    snprintf(file, sizeof(file), "%s/%s", dirname,
 			     ents[i]->d_name) < (int)sizeof(file))
 			found = try_conf(file, path, size);
 		free(ents[i]);

@@ -25,8 +25,9 @@ const char *gl_cuda_fn_name(unsigned int i);
 /*
  * gl_cudalib_find - the path of libcuda.so.1: $GPULAT_LIBCUDA when set,
  * else the first found in the dynamic linker's directories
- * (/etc/ld.so.conf.d/, then the distributions' own); 0, or -ENOENT when
- * the host has none, or -errno, with the reason in @why
+ * (/etc/ld.so.conf.d/, then the distributions' own), below
+ * $GPULAT_SYSROOT when set; 0, or -ENOENT when the host has none, or
+ * -errno, with the reason in @why
  */
 int gl_cudalib_find(char *path, size_t size, char *why, size_t len);
 
@@ -37,5 +38,13 @@ int gl_cudalib_find(char *path, size_t size, char *why, size_t len);
  */
 int gl_cudalib_resolve(struct gl_cudalib *lib, const char *path, char *why,
 		       size_t len);
+
+/*
+ * gl_ldconf_next - the next folder an ld.so.conf file's text lists (a
+ * line starting with '/', up to a blank or '#'), into @dir (@len bytes);
+ * 1, with *@text past its line, or 0 at the end.  include lines, and
+ * folders too long for @dir, are skipped.
+ */
+int gl_ldconf_next(const char **text, char *dir, size_t len);
 
 #endif /* _GPULAT_USER_CUDALIB_H */
