@@ -24,5 +24,6 @@ const volatile __u32 gl_pst_bits[GPULAT_FAM_MAX];
 #include "softirq.bpf.h"
 #include "mm.bpf.h"
 #include "nvidia.bpf.h"
+#include "cuda.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

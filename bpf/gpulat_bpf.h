@@ -70,6 +70,7 @@ enum { GPULAT_TPS_IRQ(GL_BPF_HIT_ENUM) GL_HIT_IRQ_NR };
 enum { GPULAT_TPS_SOFTIRQ(GL_BPF_HIT_ENUM) GL_HIT_SOFTIRQ_NR };
 enum { GPULAT_TPS_MM(GL_BPF_HIT_ENUM) GL_HIT_MM_NR };
 enum { GPULAT_TPS_NVIDIA(GL_BPF_HIT_ENUM) GL_HIT_NVIDIA_NR };
+enum { GPULAT_TPS_CUDA(GL_BPF_HIT_ENUM) GL_HIT_CUDA_NR };
 struct gl_bpf_cnt {
 	__u64 c[GL_BPF_NR_DROPS + GL_BPF_NR_TPS];
 };
@@ -126,6 +127,7 @@ struct gl_bpf_flight {
 #define GL_BPF_IRQ_KEYS		256
 #define GL_BPF_NV_KEYS		128
 #define GL_BPF_CG_KEYS		64
+#define GL_BPF_CUDA_KEYS	256
 /* Levels below the cgroup2 root a watched cgroup may lie at (the root: 0). */
 #define GL_BPF_CG_LEVELS	32
 
@@ -217,6 +219,22 @@ struct gl_bpf_conf {
 	__u32 held;
 	__u32 held_pad;
 	struct gl_bpf_reader rdr[GL_BPF_READERS];
+	/*
+	 * Families attached (1 << id), kept by the tool as it attaches and
+	 * detaches them: the cuda family's programs take no wakeup for the
+	 * driver's while the nvidia family is off, as the module's.
+	 */
+	__u32 attached;
+	__u32 attached_pad;
+	/*
+	 * The cuda family's library as its uprobes were placed
+	 * (user/lib/bpf_cuda.c): its inode and device (new_encode_dev(), as
+	 * GPULAT_IOC_CUDA answers), and the file offset of each function of
+	 * gpulat_cuda.h probed (0: not); cuda_ino 0: none placed.
+	 */
+	__u64 cuda_ino;
+	__u64 cuda_dev;
+	__u64 cuda_off[GPULAT_CUDA_FN_MAX];
 };
 
 /* The histories (the module's GPULAT_KEEPS_*, kmod/trace.h). */
@@ -312,6 +330,13 @@ struct gl_bpf_nv_state {
 	__u32 user_tasks;
 	char pattern[GPULAT_NAME_LEN];
 	__u32 filter[1U << GL_BPF_NV_FILTER_BITS];
+	/*
+	 * the entry time of the driver's last hard IRQ, ns (the module's
+	 * gpulat_nv_last_irq), written at each: a cache line away from the
+	 * filter, which every scheduler event reads
+	 */
+	__u64 line_pad[8];
+	__u64 last_irq;
 };
 
 /* Trace ring buffer bytes (a power of two, a multiple of the page size). */

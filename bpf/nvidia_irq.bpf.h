@@ -207,6 +207,7 @@ static __always_inline int gl_nv_irq_entry_do(int irq, struct irqaction *action,
 	c->irq_key = v.key;
 	c->irq_nokey = v.flags & GL_NV_NOKEY;
 	c->irq_ts = bpf_ktime_get_ns();
+	st->last_irq = c->irq_ts;
 	return 0;
 }
 
@@ -234,13 +235,15 @@ int gl_nv_irq_entry_raw(unsigned long long *ctx)
 }
 
 /*
- * gl_nv_thread_asked - @action's handler asked for its thread at @now:
- * the thread's wait starts, unless it runs or is runnable (it serves
- * the request without a wakeup) or an earlier request still waits.  A
- * test, then the store: no compare-exchange before Linux 5.12.
+ * gl_nv_thread_asked - @action's handler, entered at @irq_ts, asked for
+ * its thread at @now: the interrupt whose work the thread does next (the
+ * cuda family's), and the thread's wait starts, unless it runs or is
+ * runnable (it serves the request without a wakeup) or an earlier
+ * request still waits.  A test, then the store: no compare-exchange
+ * before Linux 5.12.
  */
 static __always_inline void gl_nv_thread_asked(struct irqaction *action,
-					       __u64 now)
+					       __u64 irq_ts, __u64 now)
 {
 	struct gl_bpf_nv_state *st = gl_nv_state_get();
 	struct task_struct *t = BPF_CORE_READ(action, thread);
@@ -249,7 +252,10 @@ static __always_inline void gl_nv_thread_asked(struct irqaction *action,
 	if (!st || !t)
 		return;
 	e = gl_nv_find(st, BPF_CORE_READ(t, pid));
-	if (e && !e->run && !e->wake)
+	if (!e)
+		return;
+	e->irq = irq_ts;
+	if (!e->run && !e->wake)
 		e->wake = now;
 }
 
@@ -273,8 +279,45 @@ GL_TP(irq_handler_exit, gl_nv_irq_exit, int irq, struct irqaction *action, int r
 		gl_nv_file_key(c->irq_key, GPULAT_NV_HARDIRQ, now, delta,
 			       (struct task_struct *)bpf_get_current_task(), 0);
 	if (ret & GL_IRQ_WAKE_THREAD)
-		gl_nv_thread_asked(action, now);
+		gl_nv_thread_asked(action, c->irq_ts, now);
 	return 0;
+}
+
+/*
+ * gl_nv_waker_irq - the module's gpulat_nv_waker_irq(): the entry time of
+ * the driver's hard IRQ behind a wakeup the running context makes now,
+ * or 0 when the driver's interrupt path does not make it, or the nvidia
+ * family is off: its handler running on this CPU (for that handler); its
+ * irq/N-nvidia thread (for the interrupt that last asked for it); a
+ * driver kthread or irq/N-s-nvidia (for the driver's last interrupt).
+ * BPF cannot read the preemption count on every kernel: the driver's
+ * handler on this CPU stands for the module's hardirq_count(), so a
+ * wakeup from another hard IRQ that interrupted one of the driver's
+ * threads counts as that thread's.
+ */
+static __always_inline __u64 gl_nv_waker_irq(void)
+{
+	struct gl_bpf_nv_state *st;
+	struct gl_nv_thr *t;
+	struct gl_nv_cpu *c;
+	__u32 pid;
+
+	if (!(gl_conf.attached & (1U << GPULAT_FAM_NVIDIA)))
+		return 0;
+	c = gl_nv_cpu_get();
+	if (c && c->irq_action)
+		return c->irq_ts;
+	st = gl_nv_state_get();
+	if (!st || !st->used)
+		return 0;
+	pid = (__u32)bpf_get_current_pid_tgid();
+	t = pid ? gl_nv_find(st, pid) : NULL;
+	if (!t)
+		return 0;
+	/* irq/N-s-nvidia is not asked by an interrupt: the last one */
+	if ((t->kind & GL_NV_KIND_MASK) == GL_NV_IRQ_THREAD)
+		return t->irq;
+	return st->last_irq;
 }
 
 #endif /* _GPULAT_BPF_NVIDIA_IRQ_H */

@@ -46,6 +46,8 @@ struct gl_nv_thr {
 	__u32 kind;	/* GL_NV_IRQ_THREAD.., | GL_NV_NOKEY */
 	__u64 wake;	/* wakeup (request) time, GL_NV_PREEMPTED; 0: none */
 	__u64 run;	/* an IRQ thread's switch-in time; 0: not running */
+	/* an IRQ thread: its last request's hard IRQ entry, ns (cuda.bpf.h) */
+	__u64 irq;
 };
 
 /* nvidia.hardirq, .thread.wake, .thread.run, .kthread.wake */

@@ -247,6 +247,11 @@ struct gl_out {
 	__u64 key;
 	__u64 end_ns;
 	__u64 latency_ns;
+	/*
+	 * what the readers' thresholds are held to: latency_ns, or for the
+	 * parts of a cuda call the host's share of the call
+	 */
+	__u64 gate_ns;
 	__u64 cg;		/* the cgroup it happened to, when no @task */
 	struct task_struct *task;
 };
@@ -275,13 +280,13 @@ static __noinline void gl_trace_sample(const struct gl_out *o)
 		return;
 	d = *nest;
 	if (d >= GL_TRACE_NEST) {
-		gl_trace_out(cnt, NULL, 0, o->family, o->latency_ns);
+		gl_trace_out(cnt, NULL, 0, o->family, o->gate_ns);
 		return;
 	}
 	*nest = d + 1;
 	r = bpf_map_lookup_elem(&gl_scratch, &d);
 	if (!r) {
-		gl_trace_out(cnt, NULL, 0, o->family, o->latency_ns);
+		gl_trace_out(cnt, NULL, 0, o->family, o->gate_ns);
 		goto out;
 	}
 	a = gl_act_this();
@@ -319,7 +324,7 @@ static __noinline void gl_trace_sample(const struct gl_out *o)
 	} else {
 		__builtin_memset(&r->act, 0, sizeof(r->act.sw_pos) * 4);
 	}
-	gl_trace_out(cnt, r, sizeof(*r), o->family, o->latency_ns);
+	gl_trace_out(cnt, r, sizeof(*r), o->family, o->gate_ns);
 out:
 	*nest = d;
 }
@@ -347,6 +352,7 @@ static __always_inline void gl_trace_check_cg(__u32 family, __u32 series,
 	o.key = key;
 	o.end_ns = end_ns;
 	o.latency_ns = latency_ns;
+	o.gate_ns = latency_ns;
 	o.cg = cg;
 	o.task = task;
 	gl_trace_sample(&o);

@@ -358,6 +358,9 @@ $(USER_GUEST_DYN)/cuda/job: tests/cuda/job.c
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) -o $@ $<
 
+# tests/bpf/test_cuda.sh runs the job on the double on this host
+bpftest: $(USER_CUDA_DOUBLE) $(USER_GUEST_DYN)/cuda/job
+
 # The double's functions' file offsets as the tool finds them, for the
 # guest's uprobe test (tests/kernel/uprobe_test.sh)
 USER_CUDA_OFFSETS := $(USER_OUT)/cuda-offsets

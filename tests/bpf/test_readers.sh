@@ -20,6 +20,11 @@ WORK_S=4		# seconds of the workload
 EDGE=2			# records a reader may differ by, waits ending at a snapshot
 PROBE="$PY $(dirname "$0")/serve_probe.py"
 SERVE_PID=
+# the settings (struct gl_bpf_conf, first in .data): the gates, a u64 per
+# family id (GPULAT_FAM_MAX, read from the ABI), then keep_history and
+# nr_readers (bpf_source.c asserts that layout), as test_pin.sh reads them
+FAM_MAX=$(awk '/^enum gpulat_family_id/ { on = 1 } on && /GPULAT_FAM_/ \
+	{ n++ } on && /^};/ { print n; exit }' kmod/uapi/gpulat.h)
 
 r_cleanup() {
 	[[ -n $SERVE_PID ]] && kill "$SERVE_PID" 2>/dev/null
@@ -63,7 +68,7 @@ sleep 1			# the readers have their slots
 slots=$(bpftool -j map dump pinned "$PIN/maps/gpulat_b_data" |
 	"$PY" -c "import json,struct,sys
 v = bytes(int(x, 16) for x in json.load(sys.stdin)[0]['value'])
-print(struct.unpack_from('<I', v, 76)[0])")
+print(struct.unpack_from('<I', v, 8 * $FAM_MAX + 4)[0])")
 [[ $slots -eq 3 ]] && ok "three readers, three slots" || not_ok "three slots # $slots"
 
 "$GPULAT" snapshot -o "$T_TMP/s1" 2>/dev/null
@@ -159,7 +164,8 @@ SERVE_PID=
 conf=$(bpftool -j map dump pinned "$PIN/maps/gpulat_b_data" |
 	"$PY" -c "import json,struct,sys
 v = bytes(int(x, 16) for x in json.load(sys.stdin)[0]['value'])
-print(struct.unpack_from('<I', v, 76)[0], min(struct.unpack_from('<9Q', v, 0)[1:]))")
+n = $FAM_MAX
+print(struct.unpack_from('<I', v, 8 * n + 4)[0], min(struct.unpack_from('<%dQ' % n, v, 0)[1:]))")
 [[ $conf == "0 18446744073709551615" ]] &&
 	ok "a killed reader's slot and gates are freed by the next command" ||
 	not_ok "a killed reader's slot # readers, lowest gate: $conf"

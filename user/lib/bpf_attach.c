@@ -179,18 +179,69 @@ bool gl_bpf_family_loads(const struct gl_bpf *b, uint32_t f)
 	return false;
 }
 
+/* a library a family probes counts as its driver (the tests' flag too) */
+const char *gl_bpf_family_absent(const struct gl_bpf *b, uint32_t f,
+				 char *why, size_t len)
+{
+	const struct gl_bpf_family *bf = gl_bpf_family(f);
+
+	if (bf && bf->lib_absent && !getenv(BS_ASSUME_DRIVERS_ENV) &&
+	    bf->lib_absent(b, why, len))
+		return why;
+	return gl_bpf_driver_absent(f, why, len);
+}
+
 /*
  * gl_bpf_family_wanted - @f is attached: its programs loaded, and its
- * driver loaded unless it was asked for by name
+ * driver loaded (its library there) unless it was asked for by name
  */
 bool gl_bpf_family_wanted(const struct gl_bpf *b, uint32_t f)
 {
-	char why[160];
+	char why[512];
 
 	if (f < 64 && (b->want & (1ULL << f)))
 		return true;
 	return gl_bpf_family_loads(b, f) &&
-	       !gl_bpf_driver_absent(f, why, sizeof(why));
+	       !gl_bpf_family_absent(b, f, why, sizeof(why));
+}
+
+void gl_bpf_attached_mark(struct gl_bpf *b, uint32_t f, bool on)
+{
+	struct gl_bpf_conf c;
+
+	gl_bpf_lock(b);
+	if (!gl_bpf_conf_get(b, &c) && !(c.attached & (1U << f)) != !on) {
+		c.attached ^= 1U << f;
+		gl_bpf_conf_put(b, &c);
+	}
+	gl_bpf_unlock(b);
+}
+
+/* bs_unpin_tp - tracepoint @i of family @f detached, its pin removed */
+static void bs_unpin_tp(struct gl_bpf *b, uint32_t f, unsigned int i)
+{
+	char name[GL_BPF_NAME], path[256];
+
+	if (b->pinned && b->tp[f][i].link_fd >= 0) {
+		gl_bpf_pin_path(b, path, sizeof(path), "links",
+				gl_bpf_prog_name(name, sizeof(name), f, i,
+						 b->tp[f][i].raw));
+		unlink(path);
+	}
+	bs_detach_tp(&b->tp[f][i]);
+}
+
+/* bs_family_off - its library's probes, then its tracepoints, last first */
+static void bs_family_off(struct gl_bpf *b, uint32_t f)
+{
+	const struct gl_bpf_family *bf = gl_bpf_family(f);
+	unsigned int i;
+
+	if (bf->lib_off)
+		bf->lib_off(b);
+	for (i = bf->nr_tps; i--;)
+		bs_unpin_tp(b, f, i);
+	gl_bpf_attached_mark(b, f, false);
 }
 
 /*
@@ -222,44 +273,23 @@ int gl_bpf_family_on(struct gl_bpf *b, uint32_t f)
 		if (ret && bf->tps[i].optional && t->link_fd < 0)
 			continue;
 		if (ret) {
-			while (i--) {
-				bs_detach_tp(&b->tp[f][i]);
-				if (b->pinned) {
-					gl_bpf_pin_path(b, path, sizeof(path), "links",
-						    gl_bpf_prog_name(name, sizeof(name),
-								 f, i,
-								 b->tp[f][i].raw));
-					unlink(path);
-				}
-			}
+			while (i--)
+				bs_unpin_tp(b, f, i);
 			return ret;
 		}
 		any++;
 	}
-	if (any)
-		bs_family_ops(b, f, false);
-	return any ? 0 : -ENODEV;
-}
-
-static void bs_family_off(struct gl_bpf *b, uint32_t f)
-{
-	const struct gl_bpf_family *bf = gl_bpf_family(f);
-	char name[GL_BPF_NAME], path[256];
-	unsigned int i;
-
-	for (i = bf->nr_tps; i--;) {
-		struct gl_bpf_tpst *t = &b->tp[f][i];
-
-		if (t->link_fd < 0)
-			continue;
-		if (b->pinned) {
-			gl_bpf_pin_path(b, path, sizeof(path), "links",
-				    gl_bpf_prog_name(name, sizeof(name), f, i,
-						 t->raw));
-			unlink(path);
-		}
-		bs_detach_tp(t);
+	if (!any)
+		return -ENODEV;
+	/* its library's probes once the tracepoints that time them run */
+	ret = bf->lib_on ? bf->lib_on(b, false) : 0;
+	if (ret) {
+		bs_family_off(b, f);
+		return ret;
 	}
+	gl_bpf_attached_mark(b, f, true);
+	bs_family_ops(b, f, false);
+	return 0;
 }
 
 /*
@@ -326,6 +356,18 @@ static void bs_family_clear(struct gl_bpf *b, const struct gl_bpf_family *bf)
 	free(v);
 }
 
+/* bs_loaded - some program of family @f is loaded (none: refused, or not asked) */
+static bool bs_loaded(const struct gl_bpf *b, uint32_t f)
+{
+	const struct gl_bpf_family *bf = gl_bpf_family(f);
+	unsigned int i;
+
+	for (i = 0; i < bf->nr_tps; i++)
+		if (b->tp[f][i].prog_fd >= 0)
+			return true;
+	return false;
+}
+
 /*
  * gl_bpf_attach_all - attach every family @b wants; those held back for
  * a driver not loaded are marked so in the settings (a later refresh
@@ -335,7 +377,7 @@ int gl_bpf_attach_all(struct gl_bpf *b)
 {
 	struct gl_bpf_conf c;
 	uint32_t f, held = 0;
-	char why[160];
+	char why[512];
 	int ret;
 
 	for (f = 1; f < GPULAT_FAM_MAX; f++) {
@@ -343,8 +385,8 @@ int gl_bpf_attach_all(struct gl_bpf *b)
 			continue;
 		if (gl_bpf_family_wanted(b, f))
 			gl_bpf_family_on(b, f);
-		else if (gl_bpf_family_loads(b, f) &&
-			 gl_bpf_driver_absent(f, why, sizeof(why)))
+		else if (bs_loaded(b, f) &&
+			 gl_bpf_family_absent(b, f, why, sizeof(why)))
 			held |= 1U << f;
 	}
 	gl_bpf_lock(b);
@@ -373,23 +415,32 @@ static void bs_held_clear(struct gl_bpf *b, uint32_t f)
 int gl_bpf_refresh(struct gl_bpf *b)
 {
 	struct gl_bpf_conf c;
-	char why[160];
+	char why[512];
 	uint32_t f;
 	int ret;
 
 	ret = gl_bpf_conf_get(b, &c);
-	if (ret || !c.held)
+	if (ret)
 		return ret;
 	for (f = 1; f < GPULAT_FAM_MAX; f++) {
+		/* attached by name before its library came: probed once it is */
+		if (gl_bpf_family(f) && gl_bpf_family(f)->lib_on &&
+		    (c.attached & (1U << f)))
+			gl_bpf_family(f)->lib_on(b, true);
 		if (!(c.held & (1U << f)) ||
-		    gl_bpf_driver_absent(f, why, sizeof(why)))
+		    gl_bpf_family_absent(b, f, why, sizeof(why)))
 			continue;
-		bs_held_clear(b, f);
-		ret = gl_bpf_family_on(b, f);
-		if (ret)
-			fprintf(stderr,
-				"gpulat: the %s family, its driver loaded, did not attach: %s\n",
-				gl_family_name(f), strerror(-ret));
+		/* one user attaches it: another's refresh may have meanwhile */
+		gl_bpf_lock(b);
+		if (!gl_bpf_conf_get(b, &c) && (c.held & (1U << f))) {
+			bs_held_clear(b, f);
+			ret = gl_bpf_family_on(b, f);
+			if (ret)
+				fprintf(stderr,
+					"gpulat: the %s family, held back until now, did not attach: %s\n",
+					gl_family_name(f), strerror(-ret));
+		}
+		gl_bpf_unlock(b);
 	}
 	return 0;
 }
@@ -402,17 +453,15 @@ const char *gl_bpf_family_held(struct gl_bpf *b, uint32_t f, char *why,
 	if (f >= GPULAT_FAM_MAX || gl_bpf_conf_get(b, &c) ||
 	    !(c.held & (1U << f)))
 		return NULL;
-	return gl_bpf_driver_absent(f, why, len);
+	return gl_bpf_family_absent(b, f, why, len);
 }
 
-int gl_bpf_family_switch(struct gl_bpf *b, uint32_t family, bool on)
+static int bs_family_switch(struct gl_bpf *b, uint32_t family, bool on)
 {
 	const struct gl_bpf_family *bf = gl_bpf_family(family);
-	unsigned int i;
 	bool loaded = false, attached = false;
+	unsigned int i;
 
-	if (!bf)
-		return -ENOENT;
 	bs_held_clear(b, family);	/* switched by hand: never by a refresh */
 	if (bf->nr_rides)
 		return gl_bpf_cgroup_switch(b, on);
@@ -429,4 +478,17 @@ int gl_bpf_family_switch(struct gl_bpf *b, uint32_t family, bool on)
 	if (!attached)
 		bs_family_clear(b, bf);
 	return gl_bpf_family_on(b, family);
+}
+
+/* gl_bpf_family_switch - one user of a pinned source at a time switches */
+int gl_bpf_family_switch(struct gl_bpf *b, uint32_t family, bool on)
+{
+	int ret;
+
+	if (!gl_bpf_family(family))
+		return -ENOENT;
+	gl_bpf_lock(b);
+	ret = bs_family_switch(b, family, on);
+	gl_bpf_unlock(b);
+	return ret;
 }

@@ -22,6 +22,7 @@ static const struct gl_bpf_tp irq_tps[] = { GPULAT_TPS_IRQ(TP_ROW) };
 static const struct gl_bpf_tp softirq_tps[] = { GPULAT_TPS_SOFTIRQ(TP_ROW) };
 static const struct gl_bpf_tp mm_tps[] = { GPULAT_TPS_MM(TP_ROW) };
 static const struct gl_bpf_tp nvidia_tps[] = { GPULAT_TPS_NVIDIA(TP_ROW) };
+static const struct gl_bpf_tp cuda_tps[] = { GPULAT_TPS_CUDA(TP_ROW) };
 
 static const char *const sched_drops[] = GPULAT_SCHED_DROP_NAMES;
 static const char *const block_drops[] = GPULAT_BLOCK_DROP_NAMES;
@@ -30,6 +31,7 @@ static const char *const irq_drops[] = GPULAT_IRQ_DROP_NAMES;
 static const char *const softirq_drops[] = GPULAT_SOFTIRQ_DROP_NAMES;
 static const char *const mm_drops[] = GPULAT_MM_DROP_NAMES;
 static const char *const nvidia_drops[] = GPULAT_NV_DROP_NAMES;
+static const char *const cuda_drops[] = GPULAT_CUDA_DROP_NAMES;
 
 #define NSEC_PER_MSEC	1000000ULL
 
@@ -98,6 +100,15 @@ static const struct gl_bpf_family families[GPULAT_FAM_MAX] = {
 		.id = GPULAT_FAM_CGROUP, DROPS(cgroup_drops),
 		.keyed = "cg", .nr_keyed = 4,
 		.rides = cgroup_rides, .nr_rides = ARRAY_SIZE(cgroup_rides),
+	},
+	/* a key lists its eight series, as the module's */
+	[GPULAT_FAM_CUDA] = {
+		.id = GPULAT_FAM_CUDA, TPS(cuda_tps), DROPS(cuda_drops),
+		.keyed = "cuda", .nr_keyed = GPULAT_CUDA_OTHER + 1,
+		.clear = gl_bpf_cuda_clear,
+		.up_prog = { "gl_cuda_entry", "gl_cuda_return" },
+		.lib_on = gl_bpf_cuda_on, .lib_off = gl_bpf_cuda_off,
+		.lib_absent = gl_bpf_cuda_absent,
 	},
 };
 

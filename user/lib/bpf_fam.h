@@ -9,6 +9,7 @@
 #define _GPULAT_USER_BPF_FAM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* The most in-flight entries a family's table has (the module's clamp). */
@@ -94,10 +95,33 @@ struct gl_bpf_family {
 	 * by name; NULL: none
 	 */
 	const char *driver;
+	/*
+	 * programs placed as a uprobe (up_prog[0], "uprobe") and a uretprobe
+	 * (up_prog[1], "uretprobe") at each function of a user library the
+	 * family probes (the CUDA driver library's, bpf_cuda.c): lib_on
+	 * places them once the family's tracepoints attached (nothing, and
+	 * 0, without the library; @refresh: again at each refresh, quiet,
+	 * for a family attached before its library came), lib_off takes them
+	 * off before those detach, lib_absent says why they cannot be placed
+	 * (the library counts as the family's driver: without it the family
+	 * is held back unless asked for by name); NULL: none
+	 */
+	const char *up_prog[2];
+	int (*lib_on)(struct gl_bpf *b, bool refresh);
+	void (*lib_off)(struct gl_bpf *b);
+	const char *(*lib_absent)(const struct gl_bpf *b, char *why,
+				  size_t len);
 };
 
 /* bpf_nvidia.c */
 int gl_bpf_nv_clear(struct gl_bpf *b);
+
+/* bpf_cuda.c */
+int gl_bpf_cuda_clear(struct gl_bpf *b);
+int gl_bpf_cuda_on(struct gl_bpf *b, bool refresh);
+void gl_bpf_cuda_off(struct gl_bpf *b);
+const char *gl_bpf_cuda_absent(const struct gl_bpf *b, char *why,
+			       size_t len);
 
 /* gl_bpf_family - the row of @family; NULL when the BPF source has none */
 const struct gl_bpf_family *gl_bpf_family(uint32_t family);

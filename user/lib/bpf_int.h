@@ -41,6 +41,13 @@ struct gl_bpf {
 	unsigned int nr_maps;
 	struct gl_bpf_tpst tp[GPULAT_FAM_MAX][GL_BPF_NR_TPS];
 	int iter_fd[GPULAT_FAM_MAX];	/* a family's iter_prog; -1: none */
+	/*
+	 * the cuda family's uprobe programs (its row's up_prog: entry,
+	 * return) and the links this process placed, per function of
+	 * gpulat_cuda.h and kind (bpf_cuda.c); -1: none
+	 */
+	int up_prog[2];
+	int up_link[GPULAT_CUDA_FN_MAX][2];
 	uint64_t want;			/* families to attach (1 << id); 0: all */
 	unsigned int ncpus;		/* possible CPUs: per-CPU values */
 	int data_fd;			/* the .data map (struct gl_bpf_conf) */
@@ -116,6 +123,14 @@ bool gl_bpf_family_loads(const struct gl_bpf *b, uint32_t f);
 bool gl_bpf_family_wanted(const struct gl_bpf *b, uint32_t f);
 /* gl_bpf_family_on - attach family @f's programs; undone on a failure */
 int gl_bpf_family_on(struct gl_bpf *b, uint32_t f);
+/*
+ * gl_bpf_family_absent - why family @f cannot time anything here (its
+ * driver not loaded, its library missing), in @why; NULL when it can
+ */
+const char *gl_bpf_family_absent(const struct gl_bpf *b, uint32_t f,
+				 char *why, size_t len);
+/* gl_bpf_attached_mark - note family @f attached or not in the settings */
+void gl_bpf_attached_mark(struct gl_bpf *b, uint32_t f, bool on);
 
 /*
  * gl_bpf_lock - serialise changes of the settings between the processes

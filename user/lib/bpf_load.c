@@ -215,6 +215,10 @@ static uint32_t bs_failed_family(void)
 					last = f;
 			if (bf && bf->iter_prog && !strcmp(bf->iter_prog, prog))
 				last = f;
+			for (i = 0; bf && i < 2; i++)
+				if (bf->up_prog[i] &&
+				    !strcmp(bf->up_prog[i], prog))
+					last = f;
 		}
 	}
 	return last;
@@ -455,6 +459,15 @@ int gl_bpf_load(struct gl_bpf *b, char *err, size_t errlen)
 			       NULL;
 			if (prog)
 				bpf_program__set_autoload(prog, true);
+			for (i = 0; bf && i < 2; i++) {
+				prog = bf->up_prog[i] && !failed[f] &&
+				       gl_bpf_family_loads(b, f) ?
+				       bpf_object__find_program_by_name(b->skel->obj,
+									bf->up_prog[i]) :
+				       NULL;
+				if (prog)
+					bpf_program__set_autoload(prog, true);
+			}
 		}
 		bs_test_reject(b->skel);
 		bs_log_len = 0;
@@ -515,6 +528,14 @@ int gl_bpf_collect(struct gl_bpf *b)
 							bf->iter_prog) : NULL;
 		if (prog && bpf_program__autoload(prog))
 			b->iter_fd[f] = bpf_program__fd(prog);
+		for (i = 0; bf && i < 2; i++) {
+			prog = bf->up_prog[i] ?
+			       bpf_object__find_program_by_name(b->skel->obj,
+								bf->up_prog[i]) :
+			       NULL;
+			if (prog && bpf_program__autoload(prog))
+				b->up_prog[i] = bpf_program__fd(prog);
+		}
 	}
 	b->data_fd = bpf_map__fd(b->skel->maps.data);
 	return 0;

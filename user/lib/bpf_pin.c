@@ -152,6 +152,15 @@ static void bs_open_progs(struct gl_bpf *b)
 			fd = bpf_obj_get(path);
 			b->iter_fd[f] = fd >= 0 ? fd : -1;
 		}
+		/* the uprobes' programs; their links stay the pins' (bpf_cuda.c) */
+		for (i = 0; bf && i < 2; i++) {
+			if (!bf->up_prog[i])
+				continue;
+			gl_bpf_pin_path(b, path, sizeof(path), "progs",
+					bf->up_prog[i]);
+			fd = bpf_obj_get(path);
+			b->up_prog[i] = fd >= 0 ? fd : -1;
+		}
 	}
 }
 
@@ -413,6 +422,18 @@ static int bs_pin_all(struct gl_bpf *b, char *err, size_t errlen)
 		gl_bpf_pin_path(b, path, sizeof(path), "progs",
 				gl_bpf_family(f)->iter_prog);
 		if (bpf_obj_pin(b->iter_fd[f], path)) {
+			ret = -errno;
+			gl_set_err(err, errlen, "%s: %s", path,
+				   strerror(errno));
+		}
+	}
+	/* the cuda family's uprobe programs, its one family with them */
+	for (i = 0; !ret && i < 2; i++) {
+		if (b->up_prog[i] < 0)
+			continue;
+		gl_bpf_pin_path(b, path, sizeof(path), "progs",
+				gl_bpf_family(GPULAT_FAM_CUDA)->up_prog[i]);
+		if (bpf_obj_pin(b->up_prog[i], path)) {
 			ret = -errno;
 			gl_set_err(err, errlen, "%s: %s", path,
 				   strerror(errno));

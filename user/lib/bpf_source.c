@@ -146,6 +146,9 @@ struct gl_bpf *gl_bpf_alloc(void)
 			b->tp[f][i].prog_fd = b->tp[f][i].link_fd = -1;
 		b->iter_fd[f] = -1;
 	}
+	b->up_prog[0] = b->up_prog[1] = -1;
+	for (i = 0; i < GPULAT_CUDA_FN_MAX; i++)
+		b->up_link[i][0] = b->up_link[i][1] = -1;
 	b->data_fd = -1;
 	b->lock_fd = -1;
 	b->slot = -1;
@@ -235,12 +238,20 @@ struct gl_bpf *gl_bpf_open(enum gl_bpf_mode mode, uint64_t families,
 
 void gl_bpf_close(struct gl_bpf *b)
 {
+	unsigned int i, k;
 	uint32_t f;
-	unsigned int i;
 
 	if (!b)
 		return;
 	gl_bpf_trace_close(b);
+	/* the uprobes this process holds first, entries before returns */
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < GPULAT_CUDA_FN_MAX; i++)
+			if (b->up_link[i][k] >= 0)
+				close(b->up_link[i][k]);
+	for (k = 0; b->pinned && k < 2; k++)
+		if (b->up_prog[k] >= 0)
+			close(b->up_prog[k]);
 	for (f = 0; f < GPULAT_FAM_MAX; f++) {
 		for (i = 0; i < GL_BPF_NR_TPS; i++) {
 			if (b->tp[f][i].link_fd >= 0)

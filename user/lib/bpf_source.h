@@ -57,6 +57,12 @@ bool gl_bpf_is_pinned(const struct gl_bpf *b);
  * loaded since (a long-running reader calls it now and then)
  */
 int gl_bpf_refresh(struct gl_bpf *b);
+/*
+ * gl_bpf_cuda_get - where the cuda family's uprobes lie (bpf_cuda.c), as
+ * the module's GPULAT_IOC_CUDA answers it; ino 0: none placed
+ */
+struct gl_cuda_attached;
+int gl_bpf_cuda_get(struct gl_bpf *b, struct gl_cuda_attached *a);
 /* gl_bpf_family_held - why family @f is held back, or NULL */
 const char *gl_bpf_family_held(struct gl_bpf *b, uint32_t f, char *why,
 			       size_t len);

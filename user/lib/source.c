@@ -269,7 +269,7 @@ int gl_source_cuda_set(struct gl_source *src, const struct gl_cudalib *lib)
 int gl_source_cuda_get(struct gl_source *src, struct gl_cuda_attached *a)
 {
 	if (src->kind == GL_SOURCE_BPF)
-		return -EOPNOTSUPP;
+		return gl_bpf_cuda_get(src->bpf, a);
 	return gl_cuda_get(src->fd, a);
 }
 
