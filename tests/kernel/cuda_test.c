@@ -234,8 +234,10 @@ static pid_t job_split(struct __test_metadata *_metadata,
 		split_print(both_name[i], &sp[i]);
 	}
 	both_free(s);
-	/* the cross case: both sources, each counting every call */
+	/* the cross case: both sources, and the same counts in each part */
 	EXPECT_EQ(BOTH_MAX, B.nr);
+	for (i = 1; i < B.nr; i++)
+		EXPECT_EQ(0, memcmp(sp[0].n, sp[i].n, sizeof(sp[0].n)));
 	return pid;
 }
 

@@ -13,11 +13,11 @@
 
 /*
  * What each timed call costs: two uprobe traps (entry and return) and
- * the split's stamps, measured by make bench (Documentation/cuda.rst).
+ * the split's stamps, measured by make bench (Documentation/families/cuda.rst).
  */
 #define CUDA_COST_NOTE \
 	"cost: two uprobe traps per call of these functions, entry and return " \
-	"(see Documentation/cuda.rst for the measured cost per call)"
+	"(Documentation/families/cuda.rst: the measured cost per call)"
 
 static void cuda_print(const struct gl_cuda_attached *a,
 		       const struct gl_cudalib *lib, bool found)
@@ -33,10 +33,10 @@ static void cuda_print(const struct gl_cuda_attached *a,
 			       lib->path, lib->nr);
 		return;
 	}
+	/* dev is new_encode_dev()'s, which major() and minor() decode */
 	printf("cuda: %u functions probed in inode %llu on %u:%u%s%s\n",
-	       a->nr, (unsigned long long)a->ino,
-	       (unsigned int)(a->dev >> 20), (unsigned int)(a->dev & 0xfffff),
-	       same ? ", " : "", same ? lib->path : "");
+	       a->nr, (unsigned long long)a->ino, major(a->dev),
+	       minor(a->dev), same ? ", " : "", same ? lib->path : "");
 	for (i = 0; i < GPULAT_CUDA_FN_MAX; i++)
 		if (a->offset[i])
 			printf("  %-26s 0x%llx\n", gl_cuda_fn_name(i),

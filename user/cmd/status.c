@@ -573,7 +573,7 @@ static void status_text_cuda(FILE *f, int err, const struct gl_cuda_attached *a)
 		return;
 	}
 	if (!a->ino) {
-		fprintf(f, "cuda: no CUDA library probed, no cost (gpulat cuda attach)\n");
+		fprintf(f, "cuda: no CUDA library probed, no cost (gpulat cuda)\n");
 		return;
 	}
 	fprintf(f, "cuda: %u functions of inode %llu probed; each of their calls costs the job two uprobe traps (gpulat cuda)\n",
