@@ -64,6 +64,21 @@ bpf_hist() {
 	"$GPULAT" --source bpf hist "$fam" --json "$@" "$secs" 1
 }
 
+# busy_irq - "IRQ NAME" of the line with one handler (chip, type, name
+# after the counts) that 1000 O_DIRECT writes of 4 KiB fire most, over
+# 100 times; nothing when none does
+busy_irq() {
+	local irqs='$1 ~ /^[0-9]+:$/ { s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; print $1, s, $NF, NF - i }'
+
+	awk "$irqs" /proc/interrupts >"$T_TMP/busy_i0"
+	dd if=/dev/zero of="$T_TMP/busy_io" bs=4k count=1000 oflag=direct 2>/dev/null
+	awk "$irqs" /proc/interrupts >"$T_TMP/busy_i1"
+	awk 'NR == FNR { n[$1] = $2; next }
+		($1 in n) && $4 == 2 { print $2 - n[$1], $1, $3 }' \
+		"$T_TMP/busy_i0" "$T_TMP/busy_i1" | sort -rn |
+		awk '$1 > 100 { sub(":", "", $2); print $2, $3; exit }'
+}
+
 # check NAME EXPR JSONFILE: evaluate EXPR (Python) with d = the JSON
 check() {
 	local name=$1 expr=$2 file=$3 out

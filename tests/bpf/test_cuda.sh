@@ -250,14 +250,7 @@ fi
 # kthreads followed as them (step 6); the jobs of steps 2 to 5, "job",
 # are none of its: the cuda programs take its path at every wakeup and
 # find nothing the driver's
-irqs() { awk '$1 ~ /^[0-9]+:$/ { s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; print $1, s, $NF, NF - i }' /proc/interrupts; }
-irqs >"$T_TMP/i0"
-dd if=/dev/zero of="$T_TMP/io" bs=4k count=1000 oflag=direct 2>/dev/null
-irqs >"$T_TMP/i1"
-read -r irq name < <(awk 'NR == FNR { n[$1] = $2; next }
-	($1 in n) && $4 == 2 { print $2 - n[$1], $1, $3 }' \
-	"$T_TMP/i0" "$T_TMP/i1" | sort -rn |
-	awk '$1 > 100 { sub(":", "", $2); print $2, $3; exit }')
+read -r irq name < <(busy_irq)
 GPULAT_BPF_NVIDIA_TEST_USER_TASKS=1 GPULAT_BPF_NVIDIA_PATTERN=$name \
 	"$GPULAT" --source pinned enable nvidia >/dev/null 2>&1 ||
 	not_ok "enable nvidia ran"

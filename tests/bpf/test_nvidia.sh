@@ -110,15 +110,7 @@ check "the IRQ programs ran (disk I/O)" \
 check "no drops" "not any(d['drops'].values())" "$T_TMP/r2.json"
 
 # --- 3. a handler taken for the driver's: nvidia.hardirq ------------------
-irqs() { awk '$1 ~ /^[0-9]+:$/ { s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; print $1, s, $NF, NF - i }' /proc/interrupts; }
-irqs >"$T_TMP/i0"
-dd if=/dev/zero of="$T_TMP/io" bs=4k count=1000 oflag=direct 2>/dev/null
-irqs >"$T_TMP/i1"
-# the busiest line with one handler (chip, type, name after the counts)
-read -r irq name < <(awk 'NR == FNR { n[$1] = $2; next }
-	($1 in n) && $4 == 2 { print $2 - n[$1], $1, $3 }' \
-	"$T_TMP/i0" "$T_TMP/i1" | sort -rn |
-	awk '$1 > 100 { sub(":", "", $2); print $2, $3; exit }')
+read -r irq name < <(busy_irq)
 if [[ -z $irq ]]; then
 	ok "nvidia.hardirq # SKIP no IRQ line with one handler fires under disk I/O"
 else
