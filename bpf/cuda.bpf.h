@@ -36,6 +36,7 @@
 #include "tp.bpf.h"
 
 /* Threads inside a call at once: the module's CUDA_SLOTS. */
+#define GL_CUDA_ONCE(x)		(*(volatile __typeof__(x) *)&(x))
 #define GL_CUDA_SLOTS		1024
 
 GL_KEYED(cuda, GPULAT_FAM_CUDA, GL_NO_COUNT, GPULAT_CUDA_OTHER + 1,
@@ -59,7 +60,11 @@ struct gl_cuda_call {
 	__u32 key;		/* its process's key (tgid) */
 	__u32 nokey;		/* no room for that key: keys_full at return */
 	__u32 in_cpu;		/* the CPU of that switch-in */
-	__u32 pad;
+	/*
+	 * odd while sched_switch writes the stamps: a uprobe program may be
+	 * preempted, and its thread's switches write while it reads them
+	 */
+	__u32 seq;
 };
 
 struct {
@@ -266,6 +271,30 @@ static __always_inline void gl_cuda_split(const struct gl_cuda_call *c,
 	gl_cuda_trace(GPULAT_CUDA_OTHER, key, now, call - oncpu - pre, 0, pre);
 }
 
+/*
+ * gl_cuda_split_now - file @c's call, ending now, from a copy that no
+ * switch of the thread wrote halfway: the program may be preempted, and
+ * a switch in between makes another try (a switch completes before the
+ * thread runs again, so seq is never seen odd here)
+ */
+static __always_inline void gl_cuda_split_now(struct gl_cuda_call *c)
+{
+	struct gl_cuda_call copy;
+	__u32 seq;
+	__u64 now;
+
+	seq = GL_CUDA_ONCE(c->seq);
+	__builtin_memcpy(&copy, c, sizeof(copy));
+	if (GL_CUDA_ONCE(c->seq) != seq) {
+		seq = GL_CUDA_ONCE(c->seq);
+		__builtin_memcpy(&copy, c, sizeof(copy));
+		if (GL_CUDA_ONCE(c->seq) != seq)
+			__builtin_memcpy(&copy, c, sizeof(copy));
+	}
+	now = bpf_ktime_get_ns();
+	gl_cuda_split(&copy, now > copy.on ? now : copy.on);
+}
+
 /* cuda_return(): the outermost call's return files it */
 SEC("uretprobe")
 int gl_cuda_return(struct pt_regs *ctx)
@@ -284,7 +313,7 @@ int gl_cuda_return(struct pt_regs *ctx)
 	}
 	if (--c->depth)
 		return 0;
-	gl_cuda_split(c, bpf_ktime_get_ns());
+	gl_cuda_split_now(c);
 	gl_cuda_release(st, tid);
 	return 0;
 }
@@ -323,18 +352,21 @@ GL_TP(sched_switch, gl_cuda_switch, bool preempt, struct task_struct *prev, stru
 	c = prev_pid ? gl_cuda_find(prev_pid) : NULL;
 	if (c) {
 		now = bpf_ktime_get_ns();
+		GL_CUDA_ONCE(c->seq) = c->seq + 1;
 		if (c->on)
 			c->oncpu += now - c->on;
 		c->on = 0;
 		/* runnable: its next switch-in ends a preemption */
 		if (preempt || gl_task_state(prev) == 0)
 			c->off = now;
+		GL_CUDA_ONCE(c->seq) = c->seq + 1;
 	}
 	c = next_pid ? gl_cuda_find(next_pid) : NULL;
 	if (!c)
 		return 0;
 	if (!now)
 		now = bpf_ktime_get_ns();
+	GL_CUDA_ONCE(c->seq) = c->seq + 1;
 	c->on = now;
 	if (c->wake && !c->in) {
 		/*
@@ -351,6 +383,7 @@ GL_TP(sched_switch, gl_cuda_switch, bool preempt, struct task_struct *prev, stru
 		c->pre += now - c->off;
 		c->off = 0;
 	}
+	GL_CUDA_ONCE(c->seq) = c->seq + 1;
 	return 0;
 }
 
