@@ -147,12 +147,12 @@ static void cuda_file(u32 idx, unsigned int series, s64 ns)
 
 /*
  * cuda_file_all - file a call's @parts (the driver's wakeup ended it, or
- * not: @woken; @in the switch-in that ended its run queue wait); when
- * the host's share is over the family's threshold,
- * trace each part that is not 0, the call first, each at its end event.
- * The run queue wait was on the CPU of its switch-in: if the thread is
- * still there, who held it then is named.  Who held the CPU of the IRQ
- * thread is the nvidia family's record of that wakeup.
+ * not: @woken; @in the switch-in that ended its run queue wait).  When
+ * the host's share is over the family's threshold, trace each part that
+ * is not 0, the call first, each at its end event.  The run queue wait
+ * was on the CPU of its switch-in: if the thread is still there, who
+ * held it then is named.  Who held the CPU of the IRQ thread is the
+ * nvidia family's record of that wakeup.
  */
 static void cuda_file_all(const struct gpulat_cuda_call *c, const s64 *parts,
 			  bool woken, u64 in, u64 now)
