@@ -5,6 +5,8 @@
  * GPU took and what the host added per call, part by part, the host's
  * share per second watched, most host first; none without calls.
  */
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kselftest_harness.h"
@@ -63,6 +65,27 @@ TEST_F(diag, job_driver_path_is_the_hosts_share)
 	EXPECT_NE(NULL, strstr(flat(self->text), "the host's share: 70.0ms per second"));
 	EXPECT_NE(NULL, strstr(self->json, "\"pid\":777,\"comm\":\"train\""));
 	EXPECT_NE(NULL, strstr(self->json, "\"host_ms_per_s\":70"));
+}
+
+/* the container the job runs in, from its /proc/PID/cgroup */
+TEST_F(diag, job_in_its_container)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	put_comm(self->root, 778, 778, "infer");
+	snprintf(path, sizeof(path), "%s/proc/778/cgroup", self->root);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "0::/system.slice/docker-%s.scope\n",
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+	fclose(f);
+	job_woken(&self->end, 778, "infer", 20, 3 * MS, MS, MS, MS);
+	ASSERT_EQ(0, run(self, _metadata, NULL));
+	EXPECT_NE(NULL, strstr(flat(self->text),
+			       "pid 778 infer in docker 0123456789ab: 20 calls"));
+	EXPECT_NE(NULL, strstr(self->json,
+			       "\"container\":\"docker 0123456789ab\""));
 }
 
 /* two jobs: the one the host delayed more comes first */

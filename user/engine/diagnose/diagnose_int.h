@@ -147,6 +147,9 @@ struct diag_job {
 	uint64_t p50, p99;			/* of its calls */
 	uint64_t count[DIAG_JOB_PARTS];	/* by series id */
 	uint64_t sum[DIAG_JOB_PARTS];
+	/* its cgroup (v2 path) and the container or unit it names; "": gone */
+	char cgroup[256];
+	char container[160];
 };
 
 struct diag_result {

@@ -5,16 +5,19 @@
  * GPU took and how much the host added, part by part, and who the
  * layers name behind the host's parts (the driver layer's culprits held
  * the CPU of the driver's IRQ threads; the scheduler's, the CPU of the
- * waiting tasks).  The host's share in ms per second watched is set
- * beside the layers' scores, so that it ranks like a layer.
+ * waiting tasks), and the container or unit each process runs in.  The
+ * host's share in ms per second watched is set beside the layers'
+ * scores, so that it ranks like a layer.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/diagnose/diagnose_int.h"
 #include "engine/watch/watch.h"
+#include "lib/cgroup.h"
 #include "lib/units.h"
 
 /* the parts the host adds to a call on the driver's path */
@@ -63,6 +66,38 @@ static void diag_job_fill(struct diag_job *j, const struct gl_snapshot *s,
 	}
 }
 
+/*
+ * diag_job_cgroup - where process @j runs: its cgroup2 path from
+ * /proc/PID/cgroup (below $GPULAT_SYSROOT), and the container or unit
+ * that path names, else the one its v1 lines name (a hybrid host)
+ */
+static void diag_job_cgroup(struct diag_job *j)
+{
+	char path[PATH_MAX], proc[PATH_MAX], text[4096], *line, *save;
+	struct gl_cg_name n;
+	size_t len;
+	FILE *f;
+
+	j->cgroup[0] = j->container[0] = '\0';
+	snprintf(path, sizeof(path), "%s/proc/%d/cgroup", diag_root(),
+		 j->tgid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	len = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[len] = '\0';
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, "0::", 3))
+			snprintf(j->cgroup, sizeof(j->cgroup), "%s", line + 3);
+	if (gl_cg_name_path(j->cgroup, &n) == GL_CG_NONE) {
+		snprintf(proc, sizeof(proc), "%s/proc", diag_root());
+		gl_cg_name_v1(proc, j->tgid, NULL, &n);
+	}
+	gl_cg_name_text(j->container, sizeof(j->container), &n);
+}
+
 /* diag_jobs - the processes with calls in @w's window, most host first */
 int diag_jobs(struct diag_result *r, const struct watch *w)
 {
@@ -95,6 +130,8 @@ int diag_jobs(struct diag_result *r, const struct watch *w)
 	r->nr_jobs = nr < DIAG_MAX_JOBS ? nr : DIAG_MAX_JOBS;
 	if (nr)
 		memcpy(r->jobs, all, r->nr_jobs * sizeof(*all));
+	for (k = 0; k < r->nr_jobs; k++)
+		diag_job_cgroup(&r->jobs[k]);
 	free(all);
 	return 0;
 }
@@ -168,7 +205,8 @@ static void diag_job_print(FILE *f, const struct diag_result *r,
 
 	job_rank_text(rk, sizeof(rk), r, rate);
 	snprintf(line, sizeof(line),
-		 "pid %d %s: %llu calls, p99 %s (p50 %s)", j->tgid, j->comm,
+		 "pid %d %s%s%s: %llu calls, p99 %s (p50 %s)", j->tgid,
+		 j->comm, j->container[0] ? " in " : "", j->container,
 		 (unsigned long long)calls, units_ns(p99, sizeof(p99), j->p99),
 		 units_ns(gpu, sizeof(gpu), j->p50));
 	diag_wrap_words(f, " ", 4, line);
@@ -236,6 +274,8 @@ void diag_jobs_json(struct json *jn, const struct diag_result *r)
 		json_object_begin(jn, NULL);
 		json_u64(jn, "pid", (uint64_t)j->tgid);
 		json_str(jn, "comm", j->comm);
+		json_str(jn, "cgroup", j->cgroup);
+		json_str(jn, "container", j->container);
 		json_u64(jn, "p50_ns", j->p50);
 		json_u64(jn, "p99_ns", j->p99);
 		json_double(jn, "host_ms_per_s", rate / 1e6);
