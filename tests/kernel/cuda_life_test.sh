@@ -4,8 +4,8 @@
 # (SIGKILL) inside a call frees its thread's slot (cuda.exited); the
 # module unloaded with the library probed and jobs inside calls removes
 # its uprobes, and the jobs go on and finish their calls; loaded again,
-# it probes nothing until told; a SET of a file that is not regular, or
-# an offset past the file's end, is refused and leaves nothing probed.
+# it probes nothing until told, and gpulat serve tells it; a directory,
+# and a file without the functions, are refused, leaving nothing probed.
 # vmrun fails the run on any kernel splat.  Skips without the dynamic
 # files (make guest-dyn) or the stand-in GPU.
 set -u
@@ -31,7 +31,7 @@ grep -q '^gpulat_fake_gpu ' /proc/modules ||
 	"$(cut -d: -f2 /sys/class/misc/gpulat_fake_gpu/dev)"
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..7"
 gpulat cuda attach $DYN/libcuda.so.1 >/dev/null
 e0=$(counter exited)
 # a GPU of 200 ms: the kill lands inside a call
@@ -65,6 +65,13 @@ insmod $MOD/gpulat.ko
 check "loaded again, nothing is probed" \
 	sh -c 'gpulat cuda | grep -q "no library probed"'
 echo 3000 >/sys/module/gpulat_fake_gpu/parameters/gpu_us
+mkdir -p /tmp/cuda_tf
+GPULAT_LIBCUDA=$DYN/libcuda.so.1 timeout 3 gpulat serve --textfile /tmp/cuda_tf \
+	>/dev/null 2>/tmp/cuda_serve.err
+echo "# $(grep cuda /tmp/cuda_serve.err)"
+check "gpulat serve hands the module the library it finds" \
+	sh -c 'gpulat cuda | grep -q "^cuda: 7 functions probed"'
+gpulat cuda detach >/dev/null
 
 check "a directory is refused" sh -c '! gpulat cuda attach /gpulat 2>/dev/null'
 # a file too short for the double's offsets: they lie past its end

@@ -1,15 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0
 /* gpulat serve: the daemon for Prometheus, and the flight recorder. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "engine/serve/serve.h"
+#include "lib/cudalib.h"
+
+/*
+ * serve_cuda - a module that probes no CUDA library gets the one this
+ * host's jobs load, if there is one: the cuda family is on wherever
+ * libcuda.so.1 is, also after the module was loaded again (the engine
+ * opens the source again then).  The BPF source finds it itself.
+ */
+static void serve_cuda(struct gl_source *src)
+{
+	struct gl_cuda_attached a;
+	struct gl_cudalib lib;
+	char why[256];
+	int ret;
+
+	if (gl_source_kind(src) != GL_SOURCE_KMOD ||
+	    gl_source_cuda_get(src, &a) || a.ino ||
+	    gl_cudalib_resolve(&lib, NULL, why, sizeof(why)))
+		return;
+	ret = gl_source_cuda_set(src, &lib);
+	if (ret)
+		fprintf(stderr, "gpulat serve: cuda: cannot probe %s: %s\n",
+			lib.path, strerror(-ret));
+	else
+		fprintf(stderr, "gpulat serve: cuda: probing %u functions of %s\n",
+			lib.nr, lib.path);
+}
 
 /* serve_open - the source the options name, for the engine */
 static int serve_open(const void *ctx, struct gl_source **src,
 		      uint32_t *major, uint32_t *minor)
 {
-	return gpulat_source_open(ctx, src, major, minor, stderr);
+	int ret = gpulat_source_open(ctx, src, major, minor, stderr);
+
+	if (!ret)
+		serve_cuda(*src);
+	return ret;
 }
 
 static int serve_run(const struct gpulat_opts *o)
@@ -67,7 +99,9 @@ static const char usage_serve[] =
 "reason.  Bundles are 0600 (0640 with the group gpulat where it exists).\n"
 "A scrape that accepts gzip gets it.  One peer (a remote address, or a\n"
 "local user on any loopback address) holds at most 8 of 64 connections.\n"
-"SIGINT or SIGTERM stop it (a bundle under way is written first).  See\n"
+"On the module, it hands over the host's libcuda.so.1 when the module\n"
+"probes none (gpulat cuda).  SIGINT or SIGTERM stop it (a bundle under\n"
+"way is written first).  See\n"
 "Documentation/fleet.rst and Documentation/service.rst.\n"
 "\n"
 "options:\n"
