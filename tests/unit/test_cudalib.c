@@ -15,21 +15,9 @@
 #include "kselftest_harness.h"
 
 #include "lib/cudalib.h"
+#include "cuda_double.h"
 #include "shell.h"
 
-/* the double built beside this test, in @buf */
-static const char *cuda_double(char *buf, size_t len)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n <= 0)
-		return NULL;
-	exe[n] = '\0';
-	*strrchr(exe, '/') = '\0';
-	snprintf(buf, len, "%s/cuda/libcuda.so.1", exe);
-	return access(buf, R_OK) ? NULL : buf;
-}
 
 FIXTURE(root) {
 	char dir[64];

@@ -18,6 +18,7 @@
 
 #include "lib/array_size.h"
 #include "lib/elfsym.h"
+#include "cuda_double.h"
 #include "shell.h"
 
 static const char *const names[] = {
@@ -25,19 +26,6 @@ static const char *const names[] = {
 	"cuMemcpyDtoH_v2", "cuMemcpyHtoD_v2", "cuMemcpyDtoH", "cuMemcpyHtoD",
 };
 
-/* cuda_double - the double built beside this test, in @buf */
-static const char *cuda_double(char *buf, size_t len)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n <= 0)
-		return NULL;
-	exe[n] = '\0';
-	*strrchr(exe, '/') = '\0';
-	snprintf(buf, len, "%s/cuda/libcuda.so.1", exe);
-	return access(buf, R_OK) ? NULL : buf;
-}
 
 /* mapped - where the loader put file offset @off of @path, or 0 */
 static unsigned long mapped(const char *path, uint64_t off)
