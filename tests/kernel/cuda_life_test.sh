@@ -24,9 +24,12 @@ job() {
 
 [ -x $DYN/job ] && [ -f $DYN/libcuda.so.1 ] ||
 	skip_all "no CUDA job or libcuda.so.1 double in $DYN (make guest-dyn)"
-grep -q '^gpulat_fake_gpu ' /proc/modules ||
+ours=0
+if ! grep -q '^gpulat_fake_gpu ' /proc/modules; then
 	insmod $MOD/gpulat_fake_gpu.ko gpu_us=3000 ||
-	skip_all "cannot load gpulat_fake_gpu.ko"
+		skip_all "cannot load gpulat_fake_gpu.ko"
+	ours=1
+fi
 [ -c $DEV ] || mknod $DEV c "$(cut -d: -f1 /sys/class/misc/gpulat_fake_gpu/dev)" \
 	"$(cut -d: -f2 /sys/class/misc/gpulat_fake_gpu/dev)"
 
@@ -80,4 +83,6 @@ out=$(gpulat cuda attach /tmp/short.so 2>&1)
 echo "# $out"
 check "a file without the functions is refused by the tool, nothing probed" \
 	sh -c '! gpulat cuda attach /tmp/short.so 2>/dev/null && gpulat cuda | grep -q "no library probed"'
+# left as found: the tests after load the stand-in their way
+[ $ours = 1 ] && rm -f $DEV && rmmod gpulat_fake_gpu
 exit $fail

@@ -30,6 +30,8 @@ hardirqs() {
 
 [ -x $DYN/job ] && [ -f $DYN/libcuda.so.1 ] ||
 	skip_all "no CUDA job or libcuda.so.1 double in $DYN (make guest-dyn)"
+# its own counters: one left loaded by a test before is unloaded first
+rmmod gpulat_fake_gpu 2>/dev/null && rm -f $DEV
 insmod $MOD/gpulat_fake_gpu.ko gpu_us=$GPU_US ||
 	skip_all "cannot load gpulat_fake_gpu.ko"
 irq=$(cat $P/irq)

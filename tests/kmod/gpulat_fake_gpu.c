@@ -124,7 +124,11 @@ static int __init fake_gpu_init(void)
 {
 	int irq, ret;
 
-	irq = irq_alloc_desc(NUMA_NO_NODE);
+	/*
+	 * no owner: request_irq() takes a reference on the descriptor's,
+	 * and the module's own would keep it from being removed
+	 */
+	irq = __irq_alloc_descs(-1, 0, 1, NUMA_NO_NODE, NULL, NULL);
 	if (irq < 0)
 		return irq;
 	irq_set_chip_and_handler(irq, &dummy_irq_chip, handle_simple_irq);
